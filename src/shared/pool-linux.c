@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The only file that talks to the kernel's random pool. */
+#include <fcntl.h>
+#include <linux/random.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+
+#include "macro.h"
+#include "pool.h"
+
+#ifndef GRND_INSECURE
+#define GRND_INSECURE 0x0004 /* Linux 5.6 */
+#endif
+
+int pool_probe_ready(void) {
+        /* A zero-length GRND_NONBLOCK read is the kernel's own readiness query:
+         * it returns 0 once the CRNG is initialized, EAGAIN before, and consumes
+         * nothing. entropy_avail is not readiness and is never consulted. */
+        if (getrandom(NULL, 0, GRND_NONBLOCK) >= 0)
+                return 1;
+        if (errno == EAGAIN)
+                return 0;
+        return negative_errno();
+}
+
+int pool_wait_ready(void) {
+        if (getrandom(NULL, 0, 0) >= 0)
+                return 0;
+        return negative_errno();
+}
+
+int pool_add_seed(const void *buf, size_t size, bool credit) {
+        _cleanup_close_ int fd = -EBADF;
+
+        if (size == 0)
+                return 0;
+
+        fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+
+        if (credit) {
+                struct rand_pool_info *info;
+                size_t isize = sizeof(*info) + size;
+                int r;
+
+                if (size > INT32_MAX / 8)
+                        return -EINVAL;
+                info = malloc(isize);
+                if (!info)
+                        return -ENOMEM;
+                info->entropy_count = (int) (size * 8);
+                info->buf_size = (int) size;
+                memcpy(info->buf, buf, size);
+                r = RET_NERRNO(ioctl(fd, RNDADDENTROPY, info));
+                erase(info, isize);
+                free(info);
+                return r < 0 ? r : 0;
+        }
+
+        for (const char *p = buf; size > 0;) {
+                ssize_t n = write(fd, p, size);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                p += n;
+                size -= (size_t) n;
+        }
+        return 0;
+}
+
+int pool_size_bits(void) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        int bits;
+
+        f = fopen("/proc/sys/kernel/random/poolsize", "re");
+        if (!f)
+                return negative_errno();
+        if (fscanf(f, "%i", &bits) != 1 || bits <= 0)
+                return -EIO;
+        return bits;
+}
+
+static int getrandom_all(void *buf, size_t size, unsigned flags) {
+        for (char *p = buf; size > 0;) {
+                ssize_t n = getrandom(p, size, flags);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                p += n;
+                size -= (size_t) n;
+        }
+        return 0;
+}
+
+int pool_random_bytes(void *buf, size_t size) {
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        r = getrandom_all(buf, size, GRND_NONBLOCK);
+        if (r == 0)
+                return 1;
+        if (r != -EAGAIN)
+                return r;
+
+        r = getrandom_all(buf, size, GRND_INSECURE);
+        if (r == 0)
+                return 0;
+        if (r != -EINVAL)
+                return r;
+
+        /* Kernels before 5.6 have no GRND_INSECURE; /dev/urandom gives the
+         * same never-blocking, not-yet-trustworthy output. */
+        fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        for (char *p = buf; size > 0;) {
+                ssize_t n = read(fd, p, size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? negative_errno() : -EIO;
+                p += n;
+                size -= (size_t) n;
+        }
+        return 0;
+}
