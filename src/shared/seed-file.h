@@ -52,10 +52,9 @@ void seed_file_erase(SeedFile *f);
 int seed_file_serialize(const SeedFile *in, uint8_t **ret, size_t *ret_size);
 
 /* Decode exactly @size bytes of @buf; never reads past @size. On failure
- * *ret is untouched (it may hold partial data no more: nothing is written),
- * and, when @reason is non-NULL, *reason is set to a static English phrase
- * such as "checksum mismatch", for messages like "seed file does not parse:
- * %s". Returns 0 or:
+ * *ret is untouched and, when @reason is non-NULL, *reason is set to a
+ * static English phrase such as "checksum mismatch", for messages like
+ * "seed file does not parse: %s". Returns 0 or:
  *   -EBADMSG          not a seed file, truncated, trailing data, checksum mismatch
  *   -EPROTONOSUPPORT  a seed file of another version, or with unknown flags
  *   -EINVAL           seed length outside SEED_SIZE_MIN..SEED_SIZE_MAX */
