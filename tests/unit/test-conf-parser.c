@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The configuration file parser (config_parse_text) and loader
+ * (config_load_files): every key with good and bad values, empty
+ * assignments, drop-in order and the precedence of the layers. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "paths.h"
+
+typedef struct Warnings {
+        unsigned n;
+        char last[1024];
+        unsigned last_line;
+} Warnings;
+
+static void record_warning(void *userdata, const char *source, unsigned line, const char *message) {
+        Warnings *w = userdata;
+
+        w->n++;
+        w->last_line = line;
+        snprintf(w->last, sizeof(w->last), "%s:%u: %s", source, line, message);
+}
+
+static char *units_joined(const Config *c) {
+        static char buf[1024];
+
+        buf[0] = 0;
+        for (char **i = c->units; i && *i; i++) {
+                if (buf[0])
+                        strncat(buf, " ", sizeof(buf) - strlen(buf) - 1);
+                strncat(buf, *i, sizeof(buf) - strlen(buf) - 1);
+        }
+        return buf;
+}
+
+/* One row: a file's text and what the Config must hold after it is
+ * applied on top of the defaults. */
+typedef struct Row {
+        const char *text;
+        usec_t timeout;
+        OnTimeout on_timeout;
+        usec_t warn_after;
+        const char *units;           /* space-joined */
+        bool credit;
+        const char *seed_dir;
+        bool cwmi;
+        unsigned n_warnings;
+        unsigned warning_line;       /* line of the last warning */
+        const char *warning;         /* a substring of the last warning */
+} Row;
+
+/* Each row overrides the defaults it cares about: designated initializers
+ * given twice, on purpose. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+#ifdef __clang__
+#pragma GCC diagnostic ignored "-Winitializer-overrides"
+#endif
+#define D(...) .timeout = USEC_INFINITY, .on_timeout = ON_TIMEOUT_FAIL, .warn_after = WARN_AFTER_DEFAULT, \
+        .units = "", .credit = true, .seed_dir = SEED_DIR_DEFAULT, .cwmi = false, __VA_ARGS__
+
+static const Row rows[] = {
+        { "", D() },
+        { "# only a comment\n; and another\n\n", D() },
+        /* [Gate] Timeout= */
+        { "[Gate]\nTimeout=30s\n", D(.timeout = 30 * USEC_PER_SEC) },
+        { "[Gate]\nTimeout = 1min 30s \n", D(.timeout = 90 * USEC_PER_SEC) },
+        { "[Gate]\nTimeout=infinity\n", D() },
+        { "[Gate]\nTimeout=soon\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Invalid Timeout=soon") },
+        { "[Gate]\nTimeout=5s\nTimeout=soon\n", D(.timeout = 5 * USEC_PER_SEC, .n_warnings = 1, .warning_line = 3, .warning = "soon") },
+        { "[Gate]\nTimeout=5s\nTimeout=\n", D() },
+        /* OnTimeout= */
+        { "[Gate]\nOnTimeout=proceed\n", D(.on_timeout = ON_TIMEOUT_PROCEED) },
+        { "[Gate]\nOnTimeout=fail\n", D() },
+        { "[Gate]\nOnTimeout=proceed\nOnTimeout=maybe\n", D(.on_timeout = ON_TIMEOUT_PROCEED, .n_warnings = 1, .warning_line = 3, .warning = "Invalid OnTimeout=maybe") },
+        { "[Gate]\nOnTimeout=proceed\nOnTimeout=\n", D() },
+        /* WarnAfter= */
+        { "[Gate]\nWarnAfter=2s\n", D(.warn_after = 2 * USEC_PER_SEC) },
+        { "[Gate]\nWarnAfter=-1\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Invalid WarnAfter=-1") },
+        { "[Gate]\nWarnAfter=2s\nWarnAfter=\n", D() },
+        /* Units= */
+        { "[Gate]\nUnits=ssh.service\n", D(.units = "ssh.service") },
+        { "[Gate]\nUnits=ssh.service  foo.socket,bar@1.service\nUnits=ssh.service x.target\n",
+          D(.units = "ssh.service foo.socket bar@1.service x.target") },
+        { "[Gate]\nUnits=a.service\nUnits=\nUnits=b.service\n", D(.units = "b.service") },
+        { "[Gate]\nUnits=a.service \\\n  b.service\n", D(.units = "a.service b.service") },
+        { "[Gate]\nUnits=a.service \\\n# a comment inside\n  b.service\nTimeout=x\n",
+          D(.units = "a.service b.service", .n_warnings = 1, .warning_line = 5, .warning = "Timeout=x") },
+        /* [Seed] Credit= */
+        { "[Seed]\nCredit=no\n", D(.credit = false) },
+        { "[Seed]\nCredit=off\nCredit=perhaps\n", D(.credit = false, .n_warnings = 1, .warning_line = 3, .warning = "Invalid Credit=perhaps") },
+        { "[Seed]\nCredit=0\nCredit=\n", D() },
+        /* Directory= */
+        { "[Seed]\nDirectory=/srv/seed\n", D(.seed_dir = "/srv/seed") },
+        { "[Seed]\nDirectory=relative/dir\n", D(.n_warnings = 1, .warning_line = 2, .warning = "absolute path") },
+        { "[Seed]\nDirectory=/srv/seed\nDirectory=\n", D() },
+        /* CreditWithoutMachineId= */
+        { "[Seed]\nCreditWithoutMachineId=yes\n", D(.cwmi = true) },
+        { "[Seed]\nCreditWithoutMachineId=2\n", D(.n_warnings = 1, .warning_line = 2, .warning = "CreditWithoutMachineId=2") },
+        { "[Seed]\nCreditWithoutMachineId=yes\nCreditWithoutMachineId=\n", D() },
+        /* Syntax: each mistake is one warning naming the line, the rest applies. */
+        { "Timeout=5s\n[Gate]\nOnTimeout=proceed\n", D(.on_timeout = ON_TIMEOUT_PROCEED, .n_warnings = 1, .warning_line = 1, .warning = "outside of any section") },
+        { "[Gate]\nTimout=5s\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Unknown key 'Timout' in section [Gate]") },
+        { "[Gate]\ntimeout=5s\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Unknown key 'timeout'") },
+        { "[Seed]\nTimeout=5s\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Unknown key 'Timeout' in section [Seed]") },
+        { "[Gates]\nTimeout=5s\nCredit=no\n", D(.n_warnings = 1, .warning_line = 1, .warning = "Unknown section 'Gates'") },
+        { "[X-Vendor]\nAnything=1\n[Gate]\nTimeout=1s\n", D(.timeout = USEC_PER_SEC) },
+        { "[Gate\nTimeout=5s\n", D(.n_warnings = 1, .warning_line = 1, .warning = "Invalid section header") },
+        { "[Gate]\nTimeout\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Missing '='") },
+        { "[Gate]\n=5s\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Missing key name") },
+        { "  [Gate]  \r\n\tTimeout=2s\r\n", D(.timeout = 2 * USEC_PER_SEC) },
+        { "[Gate]\nUnits=a.service \\", D(.units = "a.service") },
+        /* Everything at once. */
+        { "[Gate]\nTimeout=1min\nOnTimeout=proceed\nWarnAfter=5s\nUnits=ssh.service\n"
+          "[Seed]\nCredit=false\nDirectory=/var/lib/eg\nCreditWithoutMachineId=true\n",
+          D(.timeout = USEC_PER_MINUTE, .on_timeout = ON_TIMEOUT_PROCEED, .warn_after = 5 * USEC_PER_SEC,
+            .units = "ssh.service", .credit = false, .seed_dir = "/var/lib/eg", .cwmi = true) },
+};
+#pragma GCC diagnostic pop
+
+static void check_row(const Row *row) {
+        Warnings w = {};
+        Config c;
+
+        assert_int_equal(config_init(&c), 0);
+        assert_int_equal(config_parse_text(&c, row->text, "/etc/test.conf", record_warning, &w), 0);
+        if (w.n != row->n_warnings)
+                fail_msg("%s: %u warnings, expected %u (last: %s)", row->text, w.n, row->n_warnings, w.last);
+        if (row->warning) {
+                if (!strstr(w.last, row->warning) || !strstr(w.last, "/etc/test.conf:"))
+                        fail_msg("%s: warning '%s' lacks '%s'", row->text, w.last, row->warning);
+                assert_int_equal(w.last_line, row->warning_line);
+        }
+        assert_true(c.timeout == row->timeout);
+        assert_int_equal(c.on_timeout, row->on_timeout);
+        assert_true(c.warn_after == row->warn_after);
+        assert_string_equal(units_joined(&c), row->units);
+        assert_int_equal(c.credit, row->credit);
+        assert_string_equal(c.seed_dir, row->seed_dir);
+        assert_int_equal(c.credit_without_machine_id, row->cwmi);
+        config_done(&c);
+}
+
+static void test_table(void **state) {
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                print_message("row %zu\n", i);
+                check_row(rows + i);
+        }
+}
+
+static void test_no_warn_callback(void **state) {
+        Config c;
+
+        assert_int_equal(config_init(&c), 0);
+        assert_int_equal(config_parse_text(&c, "[Gate]\nTimeout=bad\nUnits=a.service\n[Nope]\n", "x", NULL, NULL), 0);
+        assert_true(c.timeout == USEC_INFINITY);
+        assert_string_equal(units_joined(&c), "a.service");
+        config_done(&c);
+}
+
+static void test_cmdline_units(void **state) {
+        Warnings w = {};
+        Config c;
+
+        assert_int_equal(config_init(&c), 0);
+        assert_int_equal(config_parse_text(&c, "[Gate]\nUnits=ssh.service\n", "f", record_warning, &w), 0);
+        assert_int_equal(config_apply_cmdline(&c, "quiet entropy_gate.units=a.service,b.socket,ssh.service", record_warning, &w), 0);
+        assert_string_equal(units_joined(&c), "ssh.service a.service b.socket");
+        assert_int_equal(config_apply_cmdline(&c, "entropy-gate.units=\"c.target d.mount\"", record_warning, &w), 0);
+        assert_string_equal(units_joined(&c), "ssh.service a.service b.socket c.target d.mount");
+        assert_int_equal(w.n, 0);
+        assert_int_equal(config_apply_cmdline(&c, "entropy_gate.units", record_warning, &w), 0);
+        assert_int_equal(w.n, 1);
+        assert_non_null(strstr(w.last, "kernel command line:0:"));
+        config_done(&c);
+}
+
+/* A scratch tree for the loader: ROOT/main.conf and ROOT/d/. */
+static char root[64];
+
+static void write_file(const char *rel, const char *text) {
+        char path[512];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        f = fopen(path, "we");
+        assert_non_null(f);
+        assert_int_equal(fputs(text, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+}
+
+static int setup_tree(void **state) {
+        char p[512];
+
+        strcpy(root, "/tmp/test-conf-parser.XXXXXX");
+        if (!mkdtemp(root))
+                return -1;
+        snprintf(p, sizeof(p), "%s/main.conf", root);
+        setenv("ENTROPY_GATE_CONF", p, 1);
+        snprintf(p, sizeof(p), "%s/d", root);
+        setenv("ENTROPY_GATE_CONF_DIR", p, 1);
+        return mkdir(p, 0755);
+}
+
+static int teardown_tree(void **state) {
+        char cmd[600];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_load_nothing(void **state) {
+        Warnings w = {};
+        Config c;
+
+        /* Neither file nor directory: the defaults, silently. */
+        setenv("ENTROPY_GATE_CONF", "/nonexistent/entropy-gate.conf", 1);
+        setenv("ENTROPY_GATE_CONF_DIR", "/nonexistent/entropy-gate.conf.d", 1);
+        assert_int_equal(config_init(&c), 0);
+        assert_int_equal(config_load_files(&c, record_warning, &w), 0);
+        assert_int_equal(w.n, 0);
+        assert_true(c.timeout == USEC_INFINITY);
+        config_done(&c);
+        assert_int_equal(setup_tree(state), 0);
+        assert_string_equal(config_dropin_dir() + strlen(root), "/d");
+        assert_int_equal(teardown_tree(state), 0);
+}
+
+static void test_load_order(void **state) {
+        Warnings w = {};
+        char big[CONFIG_FILE_MAX + 64];
+        Config c;
+
+        write_file("main.conf", "[Gate]\nTimeout=10s\nOnTimeout=proceed\nUnits=ssh.service\n[Seed]\nCredit=no\n");
+        /* Written out of order: the loader sorts. */
+        write_file("d/20-second.conf", "[Gate]\nTimeout=20s\nUnits=b.service\n");
+        write_file("d/10-first.conf", "[Gate]\nTimeout=15s\nWarnAfter=3s\nUnits=\nUnits=a.service\n");
+        write_file("d/30-reset.conf", "[Seed]\nCredit=\n[Gate]\nOnTimeout=sometimes\n");
+        write_file("d/.hidden.conf", "[Gate]\nTimeout=1h\n");
+        write_file("d/README", "[Gate]\nTimeout=2h\n");
+        write_file("d/40-noconf.conf.bak", "[Gate]\nTimeout=3h\n");
+        memset(big, '#', sizeof(big) - 1);
+        big[sizeof(big) - 1] = 0;
+        write_file("d/50-big.conf", big);
+        {
+                char p[512];
+                snprintf(p, sizeof(p), "%s/d/60-dir.conf", root);
+                assert_int_equal(mkdir(p, 0755), 0);
+        }
+
+        assert_int_equal(config_init(&c), 0);
+        assert_int_equal(config_load_files(&c, record_warning, &w), 0);
+        assert_true(c.timeout == 20 * USEC_PER_SEC);               /* 20-second.conf, the last to set it */
+        assert_true(c.warn_after == 3 * USEC_PER_SEC);             /* 10-first.conf */
+        assert_int_equal(c.on_timeout, ON_TIMEOUT_PROCEED);         /* main.conf; 30-reset's bad value ignored */
+        assert_true(c.credit);                                      /* reset to the default by 30-reset.conf */
+        assert_string_equal(units_joined(&c), "a.service b.service");
+        /* 30-reset's bad value, 50-big and the 60-dir directory. */
+        assert_int_equal(w.n, 3);
+        assert_non_null(strstr(w.last, "60-dir.conf:0: Ignoring configuration file: not a regular file"));
+
+        /* Precedence: the kernel command line over the files. */
+        assert_int_equal(config_apply_cmdline(&c, "entropy_gate.timeout=1s entropy_gate.units=c.service entropy_gate.credit=0",
+                                              record_warning, &w), 0);
+        assert_true(c.timeout == USEC_PER_SEC);
+        assert_false(c.credit);
+        assert_string_equal(units_joined(&c), "a.service b.service c.service");
+        assert_int_equal(w.n, 3);
+        config_done(&c);
+}
+
+static void test_load_warning_names_file(void **state) {
+        Warnings w = {};
+        char expect[600];
+        Config c;
+
+        write_file("main.conf", "[Gate]\n\nTimeout=never\n");
+        assert_int_equal(config_init(&c), 0);
+        assert_int_equal(config_load_files(&c, record_warning, &w), 0);
+        assert_int_equal(w.n, 1);
+        snprintf(expect, sizeof(expect), "%s/main.conf:3: Invalid Timeout=never", root);
+        assert_non_null(strstr(w.last, expect));
+        config_done(&c);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_table),
+                cmocka_unit_test(test_no_warn_callback),
+                cmocka_unit_test(test_cmdline_units),
+                cmocka_unit_test(test_load_nothing),
+                cmocka_unit_test_setup_teardown(test_load_order, setup_tree, teardown_tree),
+                cmocka_unit_test_setup_teardown(test_load_warning_names_file, setup_tree, teardown_tree),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
