@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+/* The two verbs of entropy-seed. They are the front end's body: they log
+ * (once per event, with context) and return 0 when the job was done,
+ * whether or not a seed was credited, or a negative errno already logged,
+ * which main() maps to exit status 1. */
+
+typedef struct SeedOptions {
+        const char *seed_dir;
+        bool credit;
+        const char *credit_disabled_by;     /* who turned crediting off, for the message */
+        bool credit_without_machine_id;
+} SeedOptions;
+
+/* Name of the seed file inside the seed directory. */
+#define SEED_FILE_NAME "seed"
+
+int seed_load(const SeedOptions *o);
+int seed_save(const SeedOptions *o);
