@@ -19,3 +19,17 @@ else()
            COMMAND sh -c "echo 'SKIP: python3 not found, cannot compare BLAKE2s with hashlib'; exit 77")
 endif()
 set_tests_properties(blake2s-vs-python PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+
+# The entropy-seed binary (entropy-seed-fakepool: the same objects linked
+# with the scripted pool) against temporary seed directories and a fake root.
+# seed-inspect parses a seed file for the tests.
+add_executable(seed-inspect tools/seed-inspect.c)
+target_link_libraries(seed-inspect PRIVATE eg-shared)
+if(EG_PYTHON3)
+  add_test(NAME seed-cli
+           COMMAND ${EG_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/cli/seed-cli.py
+                   $<TARGET_FILE:entropy-seed-fakepool> $<TARGET_FILE:seed-inspect>)
+else()
+  add_test(NAME seed-cli COMMAND sh -c "echo 'SKIP: python3 not found'; exit 77")
+endif()
+set_tests_properties(seed-cli PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -1,0 +1,587 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""CLI tests of entropy-seed, run as entropy-seed-fakepool (the scripted pool
+of tests/fake/pool-fake.c) against temporary seed directories and a fake root
+($ENTROPY_GATE_ROOT): never the host's pool, seed, machine-id or /run.
+
+usage: seed-cli.py ENTROPY_SEED_FAKEPOOL SEED_INSPECT
+
+Every case prints its name; the first failed check stops the run with exit 1.
+Needs root (the crediting rules want root-owned seeds): exits 77 otherwise.
+"""
+import os
+import re
+import resource
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+SEED_BIN, INSPECT = sys.argv[1], sys.argv[2]
+MACHINE_ID = "4c6f6e6720736565642074657374000a"
+OTHER_ID = "0123456789abcdef0123456789abcdef"
+LEGACY = ["var/lib/systemd/random-seed", "var/lib/seedrng/seed.credit",
+          "var/lib/seedrng/seed.no-credit", "etc/urandom.seed"]
+
+failures = 0
+
+
+class Failed(Exception):
+    pass
+
+
+def check(cond, what, ctx=""):
+    if not cond:
+        raise Failed(what + ("\n" + ctx if ctx else ""))
+
+
+class Env:
+    """One fake system: root, seed dir, run dir, pool log and state."""
+
+    def __init__(self, ready=True):
+        self.top = tempfile.mkdtemp(prefix="eg-seed-cli.")
+        os.chmod(self.top, 0o755)
+        self.root = os.path.join(self.top, "root")
+        self.seeds = os.path.join(self.top, "seeds")
+        self.run = os.path.join(self.top, "run")
+        self.log = os.path.join(self.top, "pool.log")
+        self.state = os.path.join(self.top, "pool.state")
+        os.makedirs(os.path.join(self.root, "etc"))
+        os.makedirs(os.path.join(self.root, "run/systemd"))
+        self.set_machine_id(MACHINE_ID)
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "ENTROPY_GATE_ROOT": self.root,
+            "ENTROPY_GATE_RUN_DIR": self.run,
+            "ENTROPY_GATE_PROC_CMDLINE": "quiet",
+            "ENTROPY_GATE_CONF": os.path.join(self.top, "no.conf"),
+            "ENTROPY_GATE_CONF_DIR": os.path.join(self.top, "no.conf.d"),
+            "FAKE_POOL_LOG": self.log,
+            "FAKE_POOL_STATE": self.state,
+        }
+        self.set_ready(ready)
+
+    def set_ready(self, ready):
+        """ready: the fake kernel's CRNG is initialized (state file), else never on its own."""
+        if ready:
+            with open(self.state, "w") as f:
+                f.write("ready\n")
+            self.env.pop("FAKE_POOL_READY_AFTER_MS", None)
+        else:
+            if os.path.exists(self.state):
+                os.unlink(self.state)
+            self.env["FAKE_POOL_READY_AFTER_MS"] = "never"
+
+    def set_machine_id(self, text):
+        with open(os.path.join(self.root, "etc/machine-id"), "w") as f:
+            f.write(text + "\n")
+        self.machine_id = text
+
+    @property
+    def seed(self):
+        return os.path.join(self.seeds, "seed")
+
+    def run_seed(self, *args, env=None, timeout=20, expect=0):
+        e = dict(self.env)
+        e.update(env or {})
+        t0 = time.monotonic()
+        p = subprocess.Popen([SEED_BIN, *args, "--seed-dir=" + self.seeds], env=e,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            raise Failed(f"entropy-seed {' '.join(args)} did not finish within {timeout}s: it blocked")
+        self.elapsed = time.monotonic() - t0
+        self.out = out + err
+        if expect is not None:
+            check(p.returncode == expect,
+                  f"entropy-seed {' '.join(args)}: exit {p.returncode}, expected {expect}", self.out)
+        return p.returncode
+
+    def log_lines(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [line.split() for line in f]
+
+    def credited(self):
+        return [w[2] for w in self.log_lines() if w[0] == "credit"]
+
+    def mixed(self):
+        return [w[2] for w in self.log_lines() if w[0] == "mix"]
+
+    def inspect(self, path=None):
+        p = subprocess.run([INSPECT, path or self.seed, self.machine_id if self.machine_id != "uninitialized" else ""],
+                           stdout=subprocess.PIPE, text=True)
+        d = dict(line.split("=", 1) for line in p.stdout.splitlines())
+        d["ok"] = p.returncode == 0
+        return d
+
+    def runstate(self):
+        with open(os.path.join(self.run, "seed")) as f:
+            return dict(line.rstrip("\n").split("=", 1) for line in f)
+
+    def files_bytes(self):
+        """Every byte of every file in the seed directory (the old seed must be in none)."""
+        data = b""
+        for name in os.listdir(self.seeds):
+            p = os.path.join(self.seeds, name)
+            if os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as f:
+                    data += f.read(1 << 20)
+        return data
+
+    def make_seed(self, creditable=True):
+        """A valid seed, written by entropy-seed save itself (bound to the current machine-id)."""
+        ready = "FAKE_POOL_READY_AFTER_MS" not in self.env
+        self.set_ready(creditable)
+        self.run_seed("save")
+        self.set_ready(ready)
+        d = self.inspect()
+        check(d["ok"] and d["CREDITABLE"] == ("yes" if creditable else "no"), "save wrote an unexpected seed", str(d))
+        return d["SEED"]
+
+    def cleanup(self):
+        subprocess.run(["chattr", "-R", "-i", self.top], stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.top, ignore_errors=True)
+
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+def expect_no_credit(e, seed_hex, message):
+    check(seed_hex not in e.credited(), "the seed was credited", e.out)
+    check(re.search(message, e.out), f"no message matching {message!r}", e.out)
+
+
+# --- rotation ----------------------------------------------------------------
+
+@case
+def cycle_rotates_and_credits_each_seed_once(e):
+    e.run_seed("load")                        # first boot of this directory: no seed
+    check("No seed file" in e.out and "not crediting: no seed file" in e.out, "first load", e.out)
+    check(e.credited() == [], "something was credited without a seed")
+    check(e.inspect()["CREDITABLE"] == "yes", "fresh seed from an initialized pool is creditable")
+    seen = []
+    for _ in range(3):
+        e.run_seed("save")
+        old = e.inspect()["SEED"]
+        check(old not in seen, "save did not produce a new seed")
+        seen.append(old)
+        e.run_seed("load")
+        check(f"credited {len(old) * 4} bits from {e.seed}" in e.out, "load did not credit", e.out)
+        new = e.inspect()
+        check(new["ok"] and new["SEED"] != old, "load did not rotate the seed")
+        check(bytes.fromhex(old) not in e.files_bytes(), "the old seed's bytes are still in the directory")
+        seen.append(new["SEED"])
+        rs = e.runstate()
+        check(rs["ACTION"] == "credited" and rs["BITS"] == str(len(old) * 4) and rs["REPLACEMENT_CREDITABLE"] == "yes",
+              "runstate after a credit", str(rs))
+    credited = e.credited()
+    check(len(credited) == 3 and len(set(credited)) == 3, "each seed credited exactly once", str(credited))
+    # A second load without a save in between credits the replacement, never the same bytes again.
+    e.run_seed("load")
+    e.run_seed("load")
+    credited = e.credited()
+    check(len(credited) == len(set(credited)), "a seed was credited twice", "\n".join(credited))
+
+
+@case
+def save_never_blocks_and_marks_creditability(e):
+    e.set_ready(False)
+    old = e.make_seed(creditable=True)
+    e.run_seed("save", timeout=5)
+    d = e.inspect()
+    check(d["CREDITABLE"] == "no" and d["SEED"] != old, "save with an uninitialized pool", str(d))
+    check("not creditable" in e.out, "save does not say why the seed is not creditable", e.out)
+    e.set_ready(True)
+    e.run_seed("save")
+    check(e.inspect()["CREDITABLE"] == "yes", "save with an initialized pool is creditable")
+    check(e.credited() == [], "save credited something")
+
+
+@case
+def replacement_of_good_seed_creditable_even_if_pool_not_ready(e):
+    old = e.make_seed()
+    e.set_ready(False)
+    e.run_seed("load")
+    check(old in e.credited(), "good seed not credited", e.out)
+    check(e.inspect()["CREDITABLE"] == "yes", "replacement of a seed that passed rules 2-6 must be creditable")
+
+
+@case
+def clone_replacement_never_creditable_when_pool_not_ready(e):
+    old = e.make_seed()
+    e.set_machine_id(OTHER_ID)                 # the image was cloned
+    e.set_ready(False)
+    e.env.pop("FAKE_POOL_STATE")               # and nothing will initialize the fake kernel
+    e.run_seed("load")
+    expect_no_credit(e, old, r"not crediting: seed is bound to another machine")
+    d = e.inspect()
+    check(d["CREDITABLE"] == "no", "a clone's replacement was marked creditable", str(d))
+    check(d["BOUND"] == "yes", "replacement is bound to the new machine-id", str(d))
+    check(e.runstate()["REPLACEMENT_CREDITABLE"] == "no", "runstate REPLACEMENT_CREDITABLE")
+    e.run_seed("load")                         # the next boot of the clone
+    check(e.credited() == [], "the clone's replacement was credited on the next boot", e.out)
+
+
+@case
+def clone_replacement_creditable_when_pool_ready(e):
+    old = e.make_seed()
+    e.set_machine_id(OTHER_ID)
+    e.set_ready(True)
+    e.run_seed("load")
+    expect_no_credit(e, old, r"bound to another machine")
+    check(e.inspect()["CREDITABLE"] == "yes", "fresh bytes from an initialized pool make the replacement creditable")
+
+
+# --- bad inputs: clear message, documented exit status, no credit -----------
+
+def bad_input(e, prepare, message, expect=0, replaced=True, timeout=20):
+    good = e.make_seed()
+    prepare(e, good)
+    rusage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    e.run_seed("load", expect=expect, timeout=timeout)
+    check(e.elapsed < 5, f"load took {e.elapsed:.1f}s")
+    check(e.credited() == [], "something was credited", e.out)
+    check(re.search(message, e.out), f"no message matching {message!r}", e.out)
+    rs = e.runstate()
+    check(rs["ACTION"] == ("error" if expect else "not-credited") and rs["BITS"] == "0", "runstate", str(rs))
+    if replaced:
+        d = e.inspect()
+        check(d["ok"] and d["SEED"] != good, "a bad seed must be replaced by a valid new one", str(d))
+    return rusage0
+
+
+@case
+def symlinked_seed(e):
+    def prep(e, good):
+        target = os.path.join(e.top, "elsewhere")
+        os.rename(e.seed, target)
+        os.symlink(target, e.seed)
+        e.target = target
+        with open(target, "rb") as f:
+            e.target_bytes = f.read()
+    bad_input(e, prep, r"not crediting: the seed is a symbolic link")
+    check(not os.path.islink(e.seed), "the symlink was not replaced")
+    with open(e.target, "rb") as f:
+        check(f.read() == e.target_bytes, "the symlink's target was modified")
+
+
+@case
+def fifo_seed(e):
+    def prep(e, good):
+        os.unlink(e.seed)
+        os.mkfifo(e.seed, 0o600)
+    bad_input(e, prep, r"not crediting: the seed is a FIFO", timeout=10)
+
+
+@case
+def directory_seed(e):
+    def prep(e, good):
+        os.unlink(e.seed)
+        os.mkdir(e.seed, 0o700)
+    bad_input(e, prep, r"not crediting: the seed is a directory", expect=1, replaced=False)
+    check(re.search(r"Failed to write the replacement seed.*Is a directory", e.out), "write failure message", e.out)
+
+
+@case
+def huge_sparse_seed(e):
+    def prep(e, good):
+        with open(e.seed, "r+b") as f:
+            f.truncate(1 << 30)
+    r0 = bad_input(e, prep, r"not crediting: the seed file is larger than 596 bytes")
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    check(r1.ru_maxrss < 64 * 1024, f"peak RSS {r1.ru_maxrss} KiB: the 1 GiB file was read")
+
+
+@case
+def empty_seed(e):
+    def prep(e, good):
+        open(e.seed, "w").close()
+    bad_input(e, prep, r"not crediting: the seed file is empty")
+
+
+@case
+def truncated_seed(e):
+    def prep(e, good):
+        with open(e.seed, "r+b") as f:
+            f.truncate(100)
+    bad_input(e, prep, r"not crediting: seed file does not parse")
+
+
+@case
+def flipped_checksum_byte(e):
+    def prep(e, good):
+        with open(e.seed, "r+b") as f:
+            f.seek(-1, os.SEEK_END)
+            b = f.read(1)
+            f.seek(-1, os.SEEK_END)
+            f.write(bytes([b[0] ^ 0x01]))
+    bad_input(e, prep, r"not crediting: seed file does not parse: .*checksum")
+
+
+@case
+def flipped_seed_byte(e):
+    def prep(e, good):
+        with open(e.seed, "r+b") as f:
+            f.seek(60)
+            b = f.read(1)
+            f.seek(60)
+            f.write(bytes([b[0] ^ 0x80]))
+    bad_input(e, prep, r"not crediting: seed file does not parse")
+
+
+@case
+def wrong_owner(e):
+    bad_input(e, lambda e, g: os.chown(e.seed, 65534, 65534), r"not crediting: seed file is owned by UID 65534")
+
+
+@case
+def mode_0644(e):
+    bad_input(e, lambda e, g: os.chmod(e.seed, 0o644), r"not crediting: seed file is mode 0644")
+
+
+@case
+def group_writable_dir(e):
+    bad_input(e, lambda e, g: os.chmod(e.seeds, 0o770), r"not crediting: seed directory is writable by group or others")
+
+
+@case
+def world_writable_dir(e):
+    bad_input(e, lambda e, g: os.chmod(e.seeds, 0o707), r"not crediting: seed directory is writable by group or others")
+
+
+@case
+def dir_owned_by_other(e):
+    bad_input(e, lambda e, g: os.chown(e.seeds, 65534, 65534), r"not crediting: seed directory is owned by UID 65534")
+
+
+@case
+def uncreditable_flag(e):
+    def prep(e, good):
+        e.make_seed(creditable=False)
+    bad_input(e, prep, r"not crediting: seed was written before the CRNG was initialized")
+
+
+@case
+def machine_id_changed(e):
+    bad_input(e, lambda e, g: e.set_machine_id(OTHER_ID), r"not crediting: seed is bound to another machine")
+
+
+@case
+def machine_id_missing(e):
+    bad_input(e, lambda e, g: os.unlink(os.path.join(e.root, "etc/machine-id")),
+              r"not crediting: no machine-id to bind the seed to")
+
+
+@case
+def machine_id_uninitialized(e):
+    # The seed is bound to the id the image had; first boot says "uninitialized".
+    bad_input(e, lambda e, g: e.set_machine_id("uninitialized"), r"not crediting: .*(first boot|bound)")
+    e.set_machine_id(MACHINE_ID)
+
+
+@case
+def first_boot_flag(e):
+    def prep(e, good):
+        open(os.path.join(e.root, "run/systemd/first-boot"), "w").close()
+    bad_input(e, prep, r"not crediting: first boot \(/run/systemd/first-boot exists\)")
+
+
+@case
+def read_only_directory(e):
+    # Root writes through any mode bits, so the directory is made read-only
+    # with a read-only bind mount in a private mount namespace: the
+    # replacement cannot be written, so the old seed must not be credited.
+    if not shutil.which("unshare"):
+        raise Skip("unshare(1) missing")
+    good = e.make_seed()
+    with open(e.seed, "rb") as f:
+        before = f.read()
+    script = ('mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 99; shift; exec "$@"')
+    p = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", e.seeds, SEED_BIN, "load", "--seed-dir=" + e.seeds],
+                       env=e.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=20)
+    if p.returncode == 99:
+        raise Skip("cannot make a read-only bind mount here: " + p.stdout.strip())
+    e.out = p.stdout
+    check(p.returncode == 1, f"exit {p.returncode}, expected 1", e.out)
+    check(e.credited() == [], "credited although the replacement could not be written", e.out)
+    check(re.search(r"Failed to write the replacement seed .*Read-only file system", e.out), "message", e.out)
+    check(re.search(r"not crediting: replacement seed could not be written durably", e.out), "reason", e.out)
+    check(good in e.mixed(), "the old seed was not even mixed")
+    with open(e.seed, "rb") as f:
+        check(f.read() == before, "the old seed changed")
+    check(e.runstate()["ACTION"] == "error", "runstate ACTION=error")
+
+
+@case
+def no_permission_to_credit(e):
+    # Root without CAP_SYS_ADMIN (or not root): RNDADDENTROPY fails with EPERM.
+    good = e.make_seed()
+    e.run_seed("load", env={"FAKE_POOL_ADD_ERRNO": "1"}, expect=1)
+    check(e.credited() == [], "credited despite EPERM")
+    check(re.search(r"not crediting: crediting failed: Operation not permitted \(needs root with CAP_SYS_ADMIN\)", e.out),
+          "message", e.out)
+    d = e.inspect()
+    check(d["ok"] and d["SEED"] != good, "the seed must still be rotated", str(d))
+    check(e.runstate()["ACTION"] == "error", "runstate ACTION=error")
+
+
+# --- configuration ------------------------------------------------------------
+
+@case
+def no_credit_option(e):
+    good = e.make_seed()
+    e.run_seed("load", "--no-credit")
+    expect_no_credit(e, good, r"not crediting: crediting disabled \(--no-credit\)")
+    check(good in e.mixed(), "with --no-credit the seed is still mixed")
+    check(e.inspect()["CREDITABLE"] == "yes", "replacement of a good seed stays creditable")
+
+
+@case
+def no_credit_kernel_cmdline(e):
+    good = e.make_seed()
+    e.run_seed("load", env={"ENTROPY_GATE_PROC_CMDLINE": "ro entropy_gate.credit=0"})
+    expect_no_credit(e, good, r"not crediting: crediting disabled \(entropy_gate.credit=0")
+
+
+@case
+def no_credit_config_file(e):
+    good = e.make_seed()
+    with open(e.env["ENTROPY_GATE_CONF"], "w") as f:
+        f.write("[Seed]\nCredit=no\n")
+    e.run_seed("load")
+    expect_no_credit(e, good, r"not crediting: crediting disabled")
+    # The kernel command line wins over the file.
+    e.make_seed()
+    e.run_seed("load", env={"ENTROPY_GATE_PROC_CMDLINE": "entropy_gate.credit=1"})
+    check(len(e.credited()) == 1, "entropy_gate.credit=1 must override Credit=no", e.out)
+
+
+# --- credentials and legacy seeds ----------------------------------------------
+
+def write_credential(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+@case
+def credential_system_credited(e):
+    data = os.urandom(64)
+    write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
+    e.run_seed("load")
+    check(data.hex() in e.credited(), "a 64-byte credential must be credited", e.out)
+    rs = e.runstate()
+    check(rs["CREDENTIAL"] == "credited" and rs["CREDENTIAL_BITS"] == "512", "runstate", str(rs))
+
+
+@case
+def credential_directory_credited(e):
+    data = os.urandom(32)
+    cred = os.path.join(e.top, "creds")
+    write_credential(os.path.join(cred, "entropy-gate.seed"), data)
+    e.run_seed("load", env={"CREDENTIALS_DIRECTORY": cred})
+    check(data.hex() in e.credited(), "a 32-byte credential from $CREDENTIALS_DIRECTORY must be credited", e.out)
+
+
+@case
+def credential_short_mixed(e):
+    data = os.urandom(31)
+    write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
+    e.run_seed("load")
+    check(data.hex() not in e.credited(), "a 31-byte credential was credited")
+    check(data.hex() in e.mixed(), "a short credential must be mixed")
+    check(e.runstate()["CREDENTIAL"] == "mixed", "runstate CREDENTIAL=mixed")
+
+
+@case
+def credential_not_credited_with_no_credit(e):
+    data = os.urandom(64)
+    write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
+    e.run_seed("load", "--no-credit")
+    check(e.credited() == [] and data.hex() in e.mixed(), "--no-credit applies to the credential too")
+
+
+@case
+def legacy_seeds_mixed_and_untouched(e):
+    before = {}
+    for rel in LEGACY:
+        p = os.path.join(e.root, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        data = os.urandom(512 if "seedrng" in rel else 256)
+        with open(p, "wb") as f:
+            f.write(data)
+        os.chmod(p, 0o600)
+        st = os.stat(p)
+        before[p] = (data, st.st_mtime_ns, st.st_mode, st.st_ino)
+    e.run_seed("load")
+    for p, (data, mtime, mode, ino) in before.items():
+        with open(p, "rb") as f:
+            check(f.read() == data, f"{p} was modified")
+        st = os.stat(p)
+        check((st.st_mtime_ns, st.st_mode, st.st_ino) == (mtime, mode, ino), f"{p} was touched")
+        check(data.hex() in e.mixed(), f"{p} was not mixed")
+        check(data.hex() not in e.credited(), f"{p} was credited")
+    check(e.runstate()["LEGACY_MIXED"] == "4", "runstate LEGACY_MIXED", str(e.runstate()))
+    mid = (MACHINE_ID + "\n").encode().hex()
+    check(mid in e.mixed(), "the machine-id was not mixed")
+
+
+# --- usage --------------------------------------------------------------------
+
+@case
+def usage_and_exit_codes(e):
+    def run(args, code, pattern):
+        p = subprocess.run([SEED_BIN, *args], env=e.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        check(p.returncode == code, f"entropy-seed {' '.join(args)}: exit {p.returncode}, expected {code}", p.stdout)
+        check(re.search(pattern, p.stdout), f"entropy-seed {' '.join(args)}: no {pattern!r}", p.stdout)
+    run([], 2, r"Missing verb")
+    run(["frobnicate"], 2, r"Unknown verb")
+    run(["load", "save"], 2, r"Too many arguments")
+    run(["--bogus", "load"], 2, r"unrecognized option")
+    run(["--seed-dir=", "load"], 2, r"needs a directory")
+    run(["--help"], 0, r"--seed-dir=DIR")
+    run(["--version"], 0, r"^entropy-seed \d")
+    check(not os.path.exists(e.seeds), "usage errors must not touch anything")
+
+
+class Skip(Exception):
+    pass
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: seed-cli needs root: crediting needs root-owned seeds and directories "
+              "(the tests use temporary directories and a fake pool only)")
+        return 77
+    failed, skipped = [], []
+    for fn in CASES:
+        e = Env()
+        try:
+            fn(e)
+            print(f"ok   {fn.__name__}")
+        except Skip as s:
+            print(f"skip {fn.__name__}: {s}")
+            skipped.append(fn.__name__)
+        except Failed as f:
+            print(f"FAIL {fn.__name__}: {f}")
+            failed.append(fn.__name__)
+        finally:
+            e.cleanup()
+    print(f"{len(CASES) - len(failed) - len(skipped)} passed, {len(failed)} failed, {len(skipped)} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
