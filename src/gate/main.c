@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* entropy-gate: hold the boot until the kernel's random pool is initialized,
+ * and tell the service manager when it is. See entropy-gate(8). */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/utsname.h>
+
+#include "config.h"
+#include "gate.h"
+#include "log.h"
+#include "macro.h"
+#include "notify.h"
+#include "paths.h"
+#include "proc-cmdline.h"
+#include "runstate.h"
+
+#define STATUS_WAITING "STATUS=Waiting for the kernel random pool to be initialized"
+
+typedef struct Gate {
+        const Config *config;
+        bool notify_failed;          /* logged once, not at every tick */
+} Gate;
+
+static void help(void) {
+        printf("%s [OPTIONS...]\n\n"
+               "Wait until the kernel random pool (CRNG) is initialized, then report\n"
+               "readiness to the service manager.\n\n"
+               "  -h --help                  Show this help\n"
+               "     --version               Show the version\n"
+               "     --timeout=DURATION      Give up after DURATION (default: infinity)\n"
+               "     --on-timeout=fail|proceed\n"
+               "                             On timeout, exit 3 (fail, the default) or\n"
+               "                             report readiness anyway, unseeded (proceed)\n"
+               "     --warn-after=DURATION   Log a warning with remedies after DURATION\n"
+               "                             (default: 10s)\n"
+               "     --ready-fd=N            Also write a newline to fd N when ready\n"
+               "  -q --quiet                 Log only warnings and errors\n\n"
+               "Durations: 10, 10s, 500ms, 2min, 1h, infinity.\n"
+               "Exit status: 0 ready, 1 error, 2 usage, 3 timed out, 4 interrupted.\n"
+               "See the entropy-gate(8) manual page for details.\n",
+               program_invocation_short_name);
+}
+
+static void notify(Gate *g, const char *message) {
+        int r = notify_send(message);
+
+        if (r < 0 && !g->notify_failed) {
+                g->notify_failed = true;
+                log_warning_errno(r, "Failed to notify the service manager: %m");
+        }
+}
+
+static void on_event(GateEvent event, usec_t elapsed, void *userdata) {
+        Gate *g = userdata;
+        char buf[256];
+
+        switch (event) {
+        case GATE_EVENT_WAITING:
+                log_info("Kernel random pool not initialized yet, waiting.");
+                notify(g, STATUS_WAITING);
+                break;
+
+        case GATE_EVENT_TICK:
+                /* Ticks come at whole seconds; rounding hides timer slack. */
+                snprintf(buf, sizeof(buf), STATUS_WAITING " (%llus elapsed)",
+                         (unsigned long long) ((elapsed + USEC_PER_SEC / 2) / USEC_PER_SEC));
+                notify(g, buf);
+                break;
+
+        case GATE_EVENT_WARN: {
+                struct utsname u;
+
+                if (uname(&u) < 0)
+                        snprintf(u.release, sizeof(u.release), "unknown");
+                log_warning("The kernel random pool is still not initialized after %s. "
+                            "This machine seems to have no entropy source the kernel trusts. "
+                            "Remedies: give a virtual machine a virtio-rng device "
+                            "(e.g. qemu -device virtio-rng-pci); boot with random.trust_cpu=on "
+                            "if the CPU's RDRAND/RDSEED is acceptable; enable entropy-seed.service "
+                            "to credit the seed saved at the previous shutdown. Kernels before 5.4 "
+                            "have no jitter entropy generator (running %s).",
+                            FORMAT_DURATION(elapsed), u.release);
+                snprintf(buf, sizeof(buf), STATUS_WAITING " (%s elapsed; no entropy source? see the journal)",
+                         FORMAT_DURATION(elapsed));
+                notify(g, buf);
+                break;
+        }
+        }
+}
+
+static void on_config_warning(void *userdata, const char *source, unsigned line, const char *message) {
+        if (line > 0)
+                log_warning("%s:%u: %s", source, line, message);
+        else
+                log_warning("%s: %s", source, message);
+}
+
+/* Settings, lowest precedence first: defaults, configuration files, the
+ * kernel command line, then the explicit options. */
+static int load_config(Config *c, const GateArgs *args) {
+        _cleanup_free_ char *cmdline = NULL;
+        int r;
+
+        r = config_init(c);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the configuration: %m");
+
+        /* Configuration files ([Gate] in CONF_FILE and CONF_DROPIN_DIR) are
+         * applied here, between the defaults and the kernel command line. */
+
+        r = proc_cmdline_read(&cmdline);
+        if (r < 0)
+                log_full_errno(LOG_DEBUG, r, "Failed to read the kernel command line, ignoring: %m");
+        else {
+                r = config_apply_cmdline(c, cmdline, on_config_warning, NULL);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to apply the kernel command line: %m");
+        }
+
+        gate_args_apply(args, c);
+        return 0;
+}
+
+static const char *outcome_to_string(const GateResult *res, const Config *c) {
+        switch (res->outcome) {
+        case GATE_OUTCOME_READY:
+                return "ready";
+        case GATE_OUTCOME_TIMEOUT:
+                return c->on_timeout == ON_TIMEOUT_PROCEED ? "timeout-proceed" : "timeout-fail";
+        case GATE_OUTCOME_INTERRUPTED:
+                return "interrupted";
+        }
+        return "error";
+}
+
+/* For entropyctl; the keys are documented in runstate.h. Written after
+ * READY=1, so that the boot does not wait for it. */
+static void write_result(const char *outcome, const GateResult *res) {
+        char buf[256];
+        int r;
+
+        snprintf(buf, sizeof(buf),
+                 "OUTCOME=%s\n"
+                 "READY_AT_START=%s\n"
+                 "START_BOOTTIME_USEC=%llu\n"
+                 "END_BOOTTIME_USEC=%llu\n"
+                 "WAITED_USEC=%llu\n",
+                 outcome, yes_no(res->ready_at_start),
+                 (unsigned long long) res->start,
+                 (unsigned long long) res->end,
+                 (unsigned long long) res->waited);
+        r = runstate_write("gate", buf);
+        if (r < 0)
+                log_warning_errno(r, "Failed to write the result to %s/gate, ignoring: %m", runstate_dir());
+}
+
+static void barrier(void) {
+        int r = notify_barrier(NOTIFY_BARRIER_TIMEOUT_DEFAULT);
+
+        if (r < 0)
+                log_warning_errno(r, "The service manager did not confirm our notifications: %m");
+}
+
+/* READY=1 (with its final STATUS=) and the --ready-fd newline. Failing to
+ * send READY=1 is an error: a Type=notify unit with TimeoutStartSec=infinity
+ * would otherwise hang the boot for ever instead of failing. */
+static int report_ready(const GateArgs *args, const char *message) {
+        int r;
+
+        r = notify_send(message);
+        if (r < 0)
+                return log_error_errno(r, "Failed to send READY=1 to the service manager: %m");
+        if (args->ready_fd >= 0) {
+                r = notify_ready_fd(args->ready_fd);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write to --ready-fd=%i: %m", args->ready_fd);
+        }
+        return 0;
+}
+
+static const char *signal_name(int sig) {
+        /* Only these two end the wait; sigabbrev_np() is glibc-only. */
+        return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+static int run(const GateArgs *args) {
+        Config config;
+        Gate g = { .config = &config };
+        GateResult res = {};
+        char buf[256];
+        int r, ret;
+
+        r = load_config(&config, args);
+        if (r < 0) {
+                config_done(&config);
+                return GATE_EXIT_ERROR;
+        }
+
+        r = gate_wait(config.timeout, config.warn_after, on_event, &g, &res);
+        if (r < 0) {
+                if (r == -ENOSYS)
+                        log_error("The kernel has no getrandom() system call (Linux < 3.17): "
+                                  "cannot tell whether its random pool is initialized.");
+                else
+                        log_error_errno(r, "Failed to wait for the kernel random pool: %m");
+                snprintf(buf, sizeof(buf), "STATUS=Failed to wait for the kernel random pool: %s", strerror(-r));
+                notify(&g, buf);
+                res.start = res.end = now_usec(CLOCK_BOOTTIME);
+                write_result("error", &res);
+                barrier();
+                config_done(&config);
+                return GATE_EXIT_ERROR;
+        }
+
+        switch (res.outcome) {
+        case GATE_OUTCOME_READY:
+                if (res.ready_at_start)
+                        /* The fast path: a constant message, no formatting. */
+                        r = report_ready(args, "READY=1\nSTATUS=Kernel random pool already initialized at start");
+                else {
+                        log_info("Kernel random pool initialized, waited %s.", FORMAT_DURATION(res.waited));
+                        snprintf(buf, sizeof(buf), "READY=1\nSTATUS=Kernel random pool initialized, waited %s",
+                                 FORMAT_DURATION(res.waited));
+                        r = report_ready(args, buf);
+                }
+                ret = r < 0 ? GATE_EXIT_ERROR : GATE_EXIT_READY;
+                break;
+
+        case GATE_OUTCOME_TIMEOUT:
+                if (config.on_timeout == ON_TIMEOUT_PROCEED) {
+                        log_warning("Kernel random pool still not initialized after %s: proceeding as configured, "
+                                    "randomness is NOT seeded. Keys generated now may be predictable.",
+                                    FORMAT_DURATION(res.waited));
+                        snprintf(buf, sizeof(buf),
+                                 "READY=1\nSTATUS=WARNING: proceeding after %s, randomness is NOT seeded",
+                                 FORMAT_DURATION(res.waited));
+                        r = report_ready(args, buf);
+                        ret = r < 0 ? GATE_EXIT_ERROR : GATE_EXIT_READY;
+                } else {
+                        log_error("Kernel random pool still not initialized after %s, giving up.",
+                                  FORMAT_DURATION(res.waited));
+                        snprintf(buf, sizeof(buf), "STATUS=Timed out after %s waiting for the kernel random pool",
+                                 FORMAT_DURATION(res.waited));
+                        notify(&g, buf);
+                        ret = GATE_EXIT_TIMEOUT;
+                }
+                break;
+
+        case GATE_OUTCOME_INTERRUPTED:
+        default:
+                log_notice("Interrupted by %s after %s, the kernel random pool is not initialized.",
+                           signal_name(res.signal), FORMAT_DURATION(res.waited));
+                snprintf(buf, sizeof(buf), "STATUS=Interrupted by %s while waiting for the kernel random pool",
+                         signal_name(res.signal));
+                notify(&g, buf);
+                ret = GATE_EXIT_INTERRUPTED;
+                break;
+        }
+
+        write_result(ret == GATE_EXIT_ERROR ? "error" : outcome_to_string(&res, &config), &res);
+        /* Last: systemd must have taken in our messages before we exit. */
+        barrier();
+        config_done(&config);
+        return ret;
+}
+
+int main(int argc, char *argv[]) {
+        GateArgs args;
+        char error[256];
+
+        log_open("entropy-gate");
+
+        if (gate_parse_argv(argc, argv, &args, error, sizeof(error)) < 0) {
+                log_error("%s", error);
+                fprintf(stderr, "Try '%s --help' for more information.\n", program_invocation_short_name);
+                return GATE_EXIT_USAGE;
+        }
+        if (args.action == GATE_ACTION_HELP) {
+                help();
+                return GATE_EXIT_READY;
+        }
+        if (args.action == GATE_ACTION_VERSION) {
+                puts(PROJECT_NAME " " PROJECT_VERSION);
+                return GATE_EXIT_READY;
+        }
+        log_set_quiet(args.quiet);
+        if (args.ready_fd >= 0 && fcntl(args.ready_fd, F_GETFD) < 0) {
+                log_error("Invalid --ready-fd=%i: not an open file descriptor.", args.ready_fd);
+                return GATE_EXIT_USAGE;
+        }
+
+        return run(&args);
+}
