@@ -139,8 +139,8 @@ int notify_barrier(usec_t timeout) {
 }
 
 int notify_ready_fd(int fd) {
-        _cleanup_close_ int owned = fd;
         ssize_t n;
+        int r = 0;
 
         if (fd < 0)
                 return -EBADF;
@@ -148,8 +148,11 @@ int notify_ready_fd(int fd) {
                 n = write(fd, "\n", 1);
         while (n < 0 && errno == EINTR);
         if (n < 0)
-                return negative_errno();
-        if (n != 1)
-                return -EIO;
-        return 0;
+                r = negative_errno();
+        else if (n != 1)
+                r = -EIO;
+        /* The supervisor waits for the newline, then may wait for EOF too. */
+        if (close(fd) < 0 && r == 0 && errno != EINTR)
+                r = negative_errno();
+        return r;
 }
