@@ -33,3 +33,41 @@ else()
   add_test(NAME seed-cli COMMAND sh -c "echo 'SKIP: python3 not found'; exit 77")
 endif()
 set_tests_properties(seed-cli PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+# The seed file parser, fuzzed. With clang: a libFuzzer target (ASan+UBSan),
+# run by CTest for a bounded time from the committed corpus; new inputs go to
+# the build directory, never into the source tree. With gcc: the same target
+# behind a driver that runs each corpus file once.
+set(EG_SEED_CORPUS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/seed-file)
+set(EG_FUZZ_SEED_FILE_SOURCES fuzz/fuzz-seed-file.c
+    ${PROJECT_SOURCE_DIR}/src/shared/seed-file.c ${PROJECT_SOURCE_DIR}/src/shared/blake2s.c)
+set(EG_FUZZ_TIME 20 CACHE STRING "Seconds CTest runs each libFuzzer target")
+if(CMAKE_C_COMPILER_ID MATCHES "Clang")
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS -fsanitize=fuzzer)
+  set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=fuzzer)
+  check_c_source_compiles([[
+    #include <stddef.h>
+    #include <stdint.h>
+    int LLVMFuzzerTestOneInput(const uint8_t *d, size_t s);
+    int LLVMFuzzerTestOneInput(const uint8_t *d, size_t s) { (void) d; (void) s; return 0; }
+  ]] EG_HAVE_LIBFUZZER)
+  unset(CMAKE_REQUIRED_FLAGS)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+endif()
+if(EG_HAVE_LIBFUZZER)
+  add_executable(fuzz-seed-file ${EG_FUZZ_SEED_FILE_SOURCES})
+  target_compile_options(fuzz-seed-file PRIVATE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
+  target_link_options(fuzz-seed-file PRIVATE -fsanitize=fuzzer,address,undefined)
+  set(_work ${CMAKE_CURRENT_BINARY_DIR}/fuzz-work/seed-file)
+  file(MAKE_DIRECTORY ${_work} ${CMAKE_CURRENT_BINARY_DIR}/fuzz-artifacts)
+  add_test(NAME fuzz-seed-file
+           COMMAND fuzz-seed-file -max_total_time=${EG_FUZZ_TIME} -print_final_stats=1
+                   -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/fuzz-artifacts/
+                   ${_work} ${EG_SEED_CORPUS})
+  set_tests_properties(fuzz-seed-file PROPERTIES LABELS fuzz TIMEOUT 300)
+else()
+  add_executable(fuzz-seed-file ${EG_FUZZ_SEED_FILE_SOURCES} fuzz/fuzz-main.c)
+  add_test(NAME fuzz-seed-file COMMAND fuzz-seed-file ${EG_SEED_CORPUS})
+  set_tests_properties(fuzz-seed-file PROPERTIES LABELS fuzz)
+endif()

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -95,6 +96,40 @@ static void test_layout(void **state) {
         assert_int_equal(seed_file_serialize(&in, &buf, &size), 0);
         assert_memory_equal(buf + 12, "\x00\x00\x00\x00", 4);
         free(buf);
+}
+
+/* A file encoded independently of this code, by
+ * tests/fuzz/make-seed-file-corpus.py from the layout in seed-file.h with
+ * Python's hashlib (corpus file valid-32-creditable-bound): the format is
+ * what the header documents, not merely what this code happens to do. */
+static void test_independent_encoding(void **state) {
+        static const char hex[] =
+                "894547534545440a0100000001000000efb08438da02f30f10ddd3ed4c59640c"
+                "18f5234541039fa971d2f98b42da6267200000000b30557a9fc4e90e33587da2"
+                "c7ec11365b80a5caef14395e83a8cdf2173c61864b839a5edd513de9d7510232"
+                "15ee9864f7181cd14d221a89140be867a9f1447b";
+        uint8_t buf[sizeof(hex) / 2], binding[32], *again = NULL;
+        size_t size = 0;
+        SeedFile out;
+
+        for (size_t i = 0; i < sizeof(buf); i++) {
+                unsigned v;
+                assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+                buf[i] = (uint8_t) v;
+        }
+        assert_int_equal(sizeof(buf), SEED_FILE_SIZE_MIN);
+        assert_int_equal(seed_file_parse(buf, sizeof(buf), &out, NULL), 0);
+        assert_true(out.creditable);
+        assert_int_equal(out.seed_size, 32);
+        for (size_t i = 0; i < 32; i++)
+                assert_int_equal(out.seed[i], (uint8_t) (i * 37 + 11));
+        seed_binding_compute("4c3f1a2b5d6e7f8091a2b3c4d5e6f708\n", binding);
+        assert_memory_equal(out.binding, binding, 32);
+
+        assert_int_equal(seed_file_serialize(&out, &again, &size), 0);
+        assert_int_equal(size, sizeof(buf));
+        assert_memory_equal(again, buf, size);
+        free(again);
 }
 
 static void test_every_truncation_rejected(void **state) {
@@ -410,6 +445,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_layout),
+                cmocka_unit_test(test_independent_encoding),
                 cmocka_unit_test(test_every_truncation_rejected),
                 cmocka_unit_test(test_every_bit_flip_rejected),
                 cmocka_unit_test(test_bad_fields),
