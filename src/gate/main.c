@@ -106,8 +106,10 @@ static int load_config(Config *c, const GateArgs *args) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the configuration: %m");
 
-        /* Configuration files ([Gate] in CONF_FILE and CONF_DROPIN_DIR) are
-         * applied here, between the defaults and the kernel command line. */
+        /* Configuration files, between the defaults and the kernel command line. */
+        r = config_load_files(c, on_config_warning, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to load the configuration files: %m");
 
         r = proc_cmdline_read(&cmdline);
         if (r < 0)
