@@ -16,10 +16,9 @@
 #define INPUT_MAX (1024 * 1024)
 
 static int run_file(int dir_fd, const char *name, const char *shown) {
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         struct stat st;
 
-        fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0 || fstat(fd, &st) < 0) {
                 fprintf(stderr, "%s: %m\n", shown);
                 return -errno;
