@@ -71,3 +71,14 @@ else()
   add_test(NAME fuzz-seed-file COMMAND fuzz-seed-file ${EG_SEED_CORPUS})
   set_tests_properties(fuzz-seed-file PROPERTIES LABELS fuzz)
 endif()
+
+# Every system call of load and save failing with EIO, and killed with
+# SIGKILL: never a torn seed, never a seed credited twice.
+if(EG_PYTHON3)
+  add_test(NAME seed-faults
+           COMMAND ${EG_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/cli/seed-faults.py
+                   $<TARGET_FILE:entropy-seed-fakepool> $<TARGET_FILE:seed-inspect>)
+else()
+  add_test(NAME seed-faults COMMAND sh -c "echo 'SKIP: python3 not found'; exit 77")
+endif()
+set_tests_properties(seed-faults PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 600)

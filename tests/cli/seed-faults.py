@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Fault injection over every system call of "entropy-seed load" and "save".
+
+usage: seed-faults.py ENTROPY_SEED_FAKEPOOL SEED_INSPECT
+
+For each verb, one clean run under strace lists every system call occurrence
+(NAME, Nth). Then, on one seed directory that lives through the whole
+sequence, each occurrence is made to fail with EIO, and separately the
+process is killed with SIGKILL when it enters that call (strace --inject).
+After every run:
+  - the directory holds a seed that parses (the old one or a complete new
+    one: never a torn, truncated or missing file), and nothing but the seed
+    and the temporary file of the atomic write;
+  - across the whole sequence (FAKE_POOL_LOG accumulates), no seed was ever
+    credited twice: a run killed after crediting must have made the
+    replacement durable first, or the next run would credit the same bytes.
+It prints how many injection points it tried. The pool is the fake one:
+nothing reaches the host's kernel pool, seed or machine-id.
+"""
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+SEED_BIN, INSPECT = sys.argv[1], sys.argv[2]
+CALL = re.compile(r"^(?:\d+\s+)?([a-z_][a-z0-9_]*)\(")
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def main():
+    strace = shutil.which("strace")
+    if not strace:
+        print("SKIP: strace not found, cannot inject faults")
+        return 77
+    if os.geteuid() != 0:
+        print("SKIP: seed-faults needs root: only root-owned seeds are credited, and crediting is what is checked")
+        return 77
+
+    top = tempfile.mkdtemp(prefix="eg-seed-faults.")
+    try:
+        return run(strace, top)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def run(strace, top):
+    root, seeds, log = os.path.join(top, "root"), os.path.join(top, "seeds"), os.path.join(top, "pool.log")
+    state = os.path.join(top, "pool.state")
+    os.makedirs(os.path.join(root, "etc"))
+    with open(os.path.join(root, "etc/machine-id"), "w") as f:
+        f.write("6661756c7420696e6a656374696f6e21\n")
+    with open(state, "w") as f:
+        f.write("ready\n")
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "ENTROPY_GATE_ROOT": root,
+        "ENTROPY_GATE_RUN_DIR": os.path.join(top, "run"),
+        "ENTROPY_GATE_PROC_CMDLINE": "quiet",
+        "ENTROPY_GATE_CONF": os.path.join(top, "no.conf"),
+        "ENTROPY_GATE_CONF_DIR": os.path.join(top, "no.conf.d"),
+        "FAKE_POOL_LOG": log,
+        "FAKE_POOL_STATE": state,
+    }
+    seed = os.path.join(seeds, "seed")
+    cmd = lambda verb: [SEED_BIN, verb, "--seed-dir=" + seeds]
+
+    def inspect():
+        p = subprocess.run([INSPECT, seed], stdout=subprocess.PIPE, text=True)
+        return p.returncode, p.stdout
+
+    def credited():
+        if not os.path.exists(log):
+            return []
+        with open(log) as f:
+            return [line.split()[2] for line in f if line.startswith("credit ")]
+
+    def check_state(what):
+        rc, out = inspect()
+        if rc != 0:
+            fail(f"{what}: the seed does not parse (torn or missing): {out.strip()}")
+        extra = set(os.listdir(seeds)) - {"seed", ".#seed.new"}
+        if extra:
+            fail(f"{what}: unexpected files in the seed directory: {sorted(extra)}")
+        c = credited()
+        dup = [h for h, n in collections.Counter(c).items() if n > 1]
+        if dup:
+            fail(f"{what}: a seed was credited twice: {dup[0]}")
+        return out
+
+    # A valid, creditable seed to start from.
+    subprocess.run(cmd("save"), env=env, check=True, stderr=subprocess.DEVNULL)
+    check_state("initial save")
+
+    tried = 0
+    t0 = time.monotonic()
+    for verb in ("load", "save"):
+        trace = os.path.join(top, f"{verb}.trace")
+        subprocess.run([strace, "-f", "-qq", "-o", trace, *cmd(verb)], env=env, check=True,
+                       stderr=subprocess.DEVNULL)
+        check_state(f"traced {verb}")
+        occurrences = collections.Counter()
+        points = []
+        with open(trace) as f:
+            for line in f:
+                m = CALL.match(line)
+                if m:
+                    occurrences[m.group(1)] += 1
+                    points.append((m.group(1), occurrences[m.group(1)]))
+        if len(points) < 20:
+            fail(f"only {len(points)} system calls traced for {verb}: the trace is not what it should be")
+        print(f"{verb}: {len(points)} system call occurrences of {len(occurrences)} kinds")
+
+        outcomes = collections.Counter()
+        for name, n in points:
+            for fault in ("error=EIO", "signal=SIGKILL"):
+                what = f"{verb} with {name}#{n} {fault}"
+                try:
+                    p = subprocess.run([strace, "-f", "-qq", "-o", "/dev/null",
+                                        f"--inject={name}:{fault}:when={n}", *cmd(verb)],
+                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True, timeout=20)
+                except subprocess.TimeoutExpired:
+                    fail(f"{what}: did not finish within 20s")
+                tried += 1
+                outcomes[p.returncode] += 1
+                if os.environ.get("SEED_FAULTS_VERBOSE"):
+                    print(f"  {what}: exit {p.returncode}")
+                check_state(what)
+        print(f"{verb}: exit statuses under injection: {dict(sorted(outcomes.items()))}")
+
+    # The sequence ends with clean runs: the survivor is still usable, and
+    # still credited at most once.
+    before = len(credited())
+    for verb in ("load", "save", "load"):
+        subprocess.run(cmd(verb), env=env, check=True, stderr=subprocess.DEVNULL)
+        check_state(f"final {verb}")
+    if len(credited()) != before + 2:
+        fail("after the injections, load no longer credits a good seed exactly once")
+
+    print(f"{tried} injection points tried ({tried // 2} system call occurrences x EIO and SIGKILL), "
+          f"{len(credited())} seeds credited, none twice, in {time.monotonic() - t0:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
