@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The VM tiers (tests/vm/): Debian's kernel booted cold under qemu TCG.
+# Labelled "vm": run them alone with `ctest -L vm`, leave them out with
+# `ctest -LE vm`. They need root; they install their own dependencies with
+# apt-get and skip (exit 77, saying why) only when not root or when no TCG
+# qemu exists after that. Each builds the project afresh in its own
+# directory (static for busybox, /usr layout for systemd), so a sanitizer
+# build of the test suite still boots normal binaries.
+set(EG_VM_TIERS busybox)
+foreach(tier IN LISTS EG_VM_TIERS)
+  add_test(NAME vm-${tier}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vm/${tier}-tier.sh --build-dir ${CMAKE_BINARY_DIR})
+  set_tests_properties(vm-${tier} PROPERTIES
+    LABELS vm
+    SKIP_RETURN_CODE 77
+    RUN_SERIAL TRUE          # boots are timed: no competing load; one cache writer
+    RESOURCE_LOCK eg-vm-cache)
+endforeach()
+# Cold caches: the busybox tier builds in seconds and boots 4 times (~1 min);
+# the systemd tier debootstraps once (~1 min) and boots 5 times (~25 s each).
+set_tests_properties(vm-busybox PROPERTIES TIMEOUT 900)
+if(TEST vm-systemd)
+  set_tests_properties(vm-systemd PROPERTIES TIMEOUT 1800)
+endif()

@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The busybox tier: Debian's kernel booted cold under TCG into a busybox
+# initramfs with the project's binaries linked statically, no systemd (the
+# OpenWrt-like path). Scenarios, one boot each:
+#   timeout  --timeout=200ms --on-timeout=fail on the cold pool exits 3
+#   cold     no seed: the gate finds the pool cold, returns after
+#            "crng init done", exit 0; then saves a seed with the pool ready
+#   seed     that seed, bound to this machine-id, credited by
+#            "entropy-seed load": the gate finds the pool ready, waits < 0.1 s
+#   readyfd  --ready-fd readiness reaches a supervisor script
+#
+# Usage: busybox-tier.sh [--build-dir DIR] [--work-dir DIR]
+# Exit: 0 pass, 1 fail, 77 skipped (not root, or no qemu even after apt-get).
+
+source "$(dirname "$0")/lib.sh"
+
+build_dir=$EG_SOURCE_DIR/build-vm
+work=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --build-dir) build_dir=$2; shift 2 ;;
+        --work-dir) work=$2; shift 2 ;;
+        *) echo "usage: $0 [--build-dir DIR] [--work-dir DIR]" >&2; exit 2 ;;
+    esac
+done
+work=${work:-$build_dir/vm-busybox}
+
+vm_setup qemu kernel busybox cpio kmod build
+tier_start=$(date +%s)
+
+# The binaries, static (glibc's libc.a is fine for two libc-only programs),
+# from a build of their own: the caller's build may carry sanitizers.
+vm_log "building static binaries in $work/static"
+rm -rf "$work/root" "$work/boot"
+mkdir -p "$work/root" "$work/boot"
+cmake -S "$EG_SOURCE_DIR" -B "$work/static" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_INSTALL_PREFIX=/usr -DENTROPY_GATE_STATIC=ON -DENTROPY_GATE_CTL=OFF \
+    -DENTROPY_GATE_TESTS=OFF >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log" >&2; vm_die "cmake configure failed"; }
+cmake --build "$work/static" -j"$(nproc)" >>"$work/cmake.log" 2>&1 || { tail -n 40 "$work/cmake.log" >&2; vm_die "build failed"; }
+DESTDIR=$work/root cmake --install "$work/static" >>"$work/cmake.log" 2>&1 || vm_die "install failed"
+for b in entropy-gate entropy-seed; do
+    [ -x "$work/root/usr/sbin/$b" ] || vm_die "$b was not built/installed"
+    if LC_ALL=C ldd "$work/root/usr/sbin/$b" >/dev/null 2>&1; then
+        vm_die "$b is not statically linked"
+    fi
+done
+
+kdir=$(vm_kernel_cache)
+base=$(vm_busybox_base)
+machine_id=$(vm_new_machine_id)
+vm_log "kernel $(cat "$kdir/version"), guest machine-id $machine_id"
+
+# boot NAME [SEED_FILE]: the base cpio plus an overlay with /init, the
+# binaries, /etc/machine-id and optionally a seed; sets $log.
+boot() {
+    local name=$1 seed=${2:-} ov=$work/boot/$1-overlay
+    rm -rf "$ov"
+    mkdir -p "$ov/usr/sbin" "$ov/etc"
+    install -m 0755 "$EG_VM_DIR/guest/busybox-init.sh" "$ov/init"
+    install -m 0755 "$work/root/usr/sbin/entropy-gate" "$work/root/usr/sbin/entropy-seed" "$ov/usr/sbin/"
+    echo "$machine_id" >"$ov/etc/machine-id"
+    chmod 0444 "$ov/etc/machine-id"
+    if [ -n "$seed" ]; then
+        install -d -m 0700 "$ov/var/lib/entropy-gate"
+        install -m 0600 "$seed" "$ov/var/lib/entropy-gate/seed"
+    fi
+    vm_cpio "$ov" "$work/boot/$name-overlay.cpio"
+    cat "$base" "$work/boot/$name-overlay.cpio" >"$work/boot/$name.cpio"
+    log=$work/boot/$name.log
+    vm_log "boot '$name'"
+    EG_VM_MEM=256 vm_boot "$log" 120 "$kdir/vmlinuz" "$work/boot/$name.cpio" "eg.scenario=$name" ||
+        vm_check "boot '$name' completed" false
+    [ "$(vm_get "$log" done)" = yes ] || {
+        vm_check "boot '$name' reported its results" false
+        tail -n 40 "$log" >&2
+    }
+    eval "boot_s_$name=$EG_VM_LAST_BOOT_S"
+    grep -a 'EGVM-LOG:' "$log" | sed 's/^.*EGVM-LOG:/[guest] /' >&2 || true
+}
+
+# Kernel log timestamp (seconds) of the first dmesg line matching $2.
+kts() {
+    tr -d '\r' <"$1" | grep -a 'EGVM-DMESG:' | sed 's/^.*EGVM-DMESG://' |
+        grep -m1 -E "$2" | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'
+}
+usec_to_s() { awk -v u="$1" 'BEGIN { printf "%.6f", u / 1e6 }'; }
+
+# The boot had a cold pool when user space started: the kernel's "crng init
+# done" comes after it ran /init.
+check_cold_start() {
+    local log=$1 init crng
+    init=$(kts "$log" 'Run /init as init process')
+    crng=$(kts "$log" 'random: crng init done')
+    vm_check "$2: kernel logged 'Run /init' ($init) and 'crng init done' ($crng)" \
+        test -n "$init" -a -n "$crng"
+    [ -n "$init" ] && [ -n "$crng" ] &&
+        vm_check "$2: CRNG not initialized when user space started ($init < $crng)" vm_lt "$init" "$crng"
+}
+
+# ---- (d) timeout: first, while nothing has ever touched this pool
+boot timeout
+check_cold_start "$log" timeout
+vm_check "timeout: gate --timeout=200ms --on-timeout=fail exits 3 (got $(vm_get "$log" gate_rc))" \
+    test "$(vm_get "$log" gate_rc)" = 3
+vm_check "timeout: result file says OUTCOME=timeout-fail" test "$(vm_get "$log" gate.OUTCOME)" = timeout-fail
+vm_check "timeout: result file says READY_AT_START=no" test "$(vm_get "$log" gate.READY_AT_START)" = no
+w=$(vm_get "$log" gate.WAITED_USEC)
+vm_check "timeout: gave up after ~200 ms (waited ${w:-?} us)" \
+    test -n "$w" -a "${w:-0}" -ge 190000 -a "${w:-0}" -lt 1000000
+crng=$(kts "$log" 'random: crng init done'); gend=$(kts "$log" 'eg-vm: gate end')
+vm_check "timeout: the gate gave up before 'crng init done' ($gend < $crng)" vm_lt "${gend:-9e9}" "${crng:-0}"
+vm_check "timeout: a plain gate afterwards still succeeds" test "$(vm_get "$log" gate2_rc)" = 0
+
+# ---- (a) cold: no seed
+boot cold
+cold_log=$log
+check_cold_start "$log" cold
+vm_check "cold: entropy-gate exits 0 (got $(vm_get "$log" gate_rc))" test "$(vm_get "$log" gate_rc)" = 0
+vm_check "cold: result file says READY_AT_START=no (not ready at start)" test "$(vm_get "$log" gate.READY_AT_START)" = no
+vm_check "cold: result file says OUTCOME=ready" test "$(vm_get "$log" gate.OUTCOME)" = ready
+crng=$(kts "$log" 'random: crng init done')
+gstart=$(kts "$log" 'eg-vm: gate start'); gend=$(kts "$log" 'eg-vm: gate end')
+vm_check "cold: gate started before 'crng init done' ($gstart < $crng)" vm_lt "${gstart:-9e9}" "${crng:-0}"
+vm_check "cold: gate returned after 'crng init done' ($crng <= $gend)" vm_le "${crng:-9e9}" "${gend:-0}"
+cold_wait=$(vm_get "$log" gate.WAITED_USEC)
+cold_end=$(vm_get "$log" gate.END_BOOTTIME_USEC)
+# The gate's own CLOCK_BOOTTIME release time against the kernel's printk
+# clock: both count from boot; allow 50 ms for the clocks' different sources.
+[ -n "$cold_end" ] && [ -n "$crng" ] &&
+    vm_check "cold: gate's release ($(usec_to_s "$cold_end") s boottime) within [crng init done - 0.05, +0.5] s ($crng)" \
+        awk -v e="$(usec_to_s "$cold_end")" -v c="$crng" 'BEGIN { exit !(e >= c - 0.05 && e <= c + 0.5) }'
+vm_check "cold: 'entropy-seed save' with the pool ready exits 0" test "$(vm_get "$log" save_rc)" = 0
+vm_get "$log" seed_b64 | base64 -d >"$work/boot/saved-seed" 2>/dev/null || true
+vm_check "cold: the saved seed came back over the serial port" test -s "$work/boot/saved-seed"
+saved_sha=$(sha256sum "$work/boot/saved-seed" | cut -d' ' -f1)
+vm_check "cold: seed transfer is intact" test "$saved_sha" = "$(vm_get "$log" seed_sha)"
+
+# ---- (b) seed: credited before the gate runs
+boot seed "$work/boot/saved-seed"
+check_cold_start "$log" seed
+vm_check "seed: the guest found the saved seed" test "$(vm_get "$log" seed_sha_before)" = "$saved_sha"
+vm_check "seed: entropy-seed load exits 0" test "$(vm_get "$log" load_rc)" = 0
+vm_check "seed: load credited the seed (ACTION=$(vm_get "$log" seed.ACTION), REASON=$(vm_get "$log" seed.REASON))" \
+    test "$(vm_get "$log" seed.ACTION)" = credited
+bits=$(vm_get "$log" seed.BITS)
+vm_check "seed: at least 256 bits credited (BITS=$bits)" test "${bits:-0}" -ge 256
+crng=$(kts "$log" 'random: crng init done')
+lstart=$(kts "$log" 'eg-vm: seed load start'); gstart=$(kts "$log" 'eg-vm: gate start')
+vm_check "seed: 'crng init done' between load start and gate start ($lstart < $crng < $gstart)" \
+    awk -v l="${lstart:-9e9}" -v c="${crng:-9e9}" -v g="${gstart:-0}" 'BEGIN { exit !(l < c && c < g) }'
+vm_check "seed: gate exits 0" test "$(vm_get "$log" gate_rc)" = 0
+vm_check "seed: gate found the pool ready at start" test "$(vm_get "$log" gate.READY_AT_START)" = yes
+seed_wait=$(vm_get "$log" gate.WAITED_USEC)
+vm_check "seed: gate waited under 0.1 s (${seed_wait:-?} us)" test -n "$seed_wait" -a "${seed_wait:-999999}" -lt 100000
+after=$(vm_get "$log" seed_sha_after)
+vm_check "seed: the seed on disk was replaced by a new one" test -n "$after" -a "$after" != "$saved_sha"
+
+# ---- (c) readyfd: readiness reaches a supervisor
+boot readyfd
+check_cold_start "$log" readyfd
+vm_check "readyfd: gate exits 0" test "$(vm_get "$log" gate_rc)" = 0
+vm_check "readyfd: supervisor read exactly one newline, then EOF" \
+    test "$(vm_get "$log" ready_lines)" = 1 -a "$(vm_get "$log" ready_newline)" = yes
+crng=$(kts "$log" 'random: crng init done'); sup=$(kts "$log" 'eg-vm: supervisor got readiness')
+vm_check "readyfd: readiness reached the supervisor after 'crng init done' ($crng <= $sup)" vm_le "${crng:-9e9}" "${sup:-0}"
+vm_check "readyfd: the gate was not ready at start" test "$(vm_get "$log" gate.READY_AT_START)" = no
+
+tier_s=$(( $(date +%s) - tier_start ))
+vm_log "busybox tier: gate wait cold ${cold_wait:-?} us, with credited seed ${seed_wait:-?} us;" \
+    "boots: timeout ${boot_s_timeout:-?}s cold ${boot_s_cold:-?}s seed ${boot_s_seed:-?}s readyfd ${boot_s_readyfd:-?}s; tier ${tier_s}s"
+vm_finish

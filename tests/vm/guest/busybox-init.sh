@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# /init of the busybox tier: no systemd, the OpenWrt-like boot path. Runs one
+# scenario named by eg.scenario= on the kernel command line, reports on the
+# serial port as "EGVM:key=value" lines and powers off.
+#
+# Timestamps that must be compared with the kernel's "crng init done" are
+# taken as /dev/kmsg markers, so they carry the same clock as the kernel
+# message itself.
+
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /var/lib
+out=/dev/ttyS0
+
+say() { echo "EGVM:$1=$2" >"$out"; }
+mark() { echo "eg-vm: $1" >/dev/kmsg; }
+# Every line of a file, prefixed, so the host can show it on failure.
+dump() { sed "s/^/EGVM-LOG:$1: /" "$2" >"$out" 2>/dev/null; }
+runstate() {   # runstate NAME: report every KEY=VALUE of /run/entropy-gate/NAME
+    [ -f "/run/entropy-gate/$1" ] || { say "$1.present" no; return; }
+    say "$1.present" yes
+    while IFS= read -r line; do
+        say "$1.${line%%=*}" "${line#*=}"
+    done <"/run/entropy-gate/$1"
+}
+seed_sha() { sha256sum /var/lib/entropy-gate/seed 2>/dev/null | cut -d' ' -f1; }
+
+scenario=$(sed -n 's/.*eg\.scenario=\([^ ]*\).*/\1/p' /proc/cmdline)
+mark "init started, scenario $scenario"
+say scenario "$scenario"
+
+case $scenario in
+cold)
+    # (a) No seed: the gate finds the pool cold, blocks, returns after the
+    # kernel's "crng init done". Then, with the pool ready, save the seed
+    # the "seed" scenario credits on the next boot.
+    mark "gate start"
+    entropy-gate 2>/run/gate.err
+    say gate_rc $?
+    mark "gate end"
+    dump gate /run/gate.err
+    runstate gate
+    mkdir -p -m 0700 /var/lib/entropy-gate
+    entropy-seed save 2>/run/save.err
+    say save_rc $?
+    dump save /run/save.err
+    say seed_sha "$(seed_sha)"
+    say seed_b64 "$(base64 -w 0 /var/lib/entropy-gate/seed 2>/dev/null)"
+    ;;
+seed)
+    # (b) The seed saved by the cold boot, bound to this machine-id, is
+    # credited by "entropy-seed load" and the gate finds the pool ready.
+    say seed_sha_before "$(seed_sha)"
+    mark "seed load start"
+    entropy-seed load 2>/run/load.err
+    say load_rc $?
+    mark "seed load end"
+    dump load /run/load.err
+    runstate seed
+    mark "gate start"
+    entropy-gate 2>/run/gate.err
+    say gate_rc $?
+    mark "gate end"
+    dump gate /run/gate.err
+    runstate gate
+    say seed_sha_after "$(seed_sha)"
+    ;;
+readyfd)
+    # (c) A supervisor that is not systemd learns readiness from --ready-fd
+    # (the s6/dinit convention): one newline, then the fd is closed.
+    mkfifo /run/ready
+    entropy-gate --ready-fd=3 3>/run/ready 2>/run/gate.err &
+    pid=$!
+    lines=0
+    got=no
+    while IFS= read -r line; do
+        [ $lines -eq 0 ] && mark "supervisor got readiness"
+        lines=$((lines + 1))
+        [ -z "$line" ] && got=yes
+    done </run/ready
+    mark "supervisor saw ready fd closed"
+    say ready_lines $lines
+    say ready_newline $got
+    wait $pid
+    say gate_rc $?
+    dump gate /run/gate.err
+    runstate gate
+    ;;
+timeout)
+    # (d) A cold pool takes about a second even while the gate blocks in
+    # getrandom, so 200 ms at the start of the boot is a real timeout.
+    mark "gate start"
+    entropy-gate --timeout=200ms --on-timeout=fail 2>/run/gate.err
+    say gate_rc $?
+    mark "gate end"
+    dump gate /run/gate.err
+    runstate gate
+    # The pool still initializes afterwards: a plain gate then succeeds.
+    entropy-gate 2>/run/gate2.err
+    say gate2_rc $?
+    dump gate2 /run/gate2.err
+    ;;
+*)
+    say error "unknown scenario '$scenario'"
+    ;;
+esac
+
+dmesg | sed 's/^/EGVM-DMESG:/' >"$out"
+say done yes
+sync
+poweroff -f

@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Shared helpers of the VM tiers (sourced, not run).
+#
+# The VM tests boot Debian's own kernel under qemu's TCG emulator with no RNG
+# device and with the CPU and boot loader distrusted, so user space starts
+# with the kernel CRNG NOT initialized: the only place where waiting for the
+# pool, crediting a seed into a cold pool and ordering units after the gate
+# are real (a host's pool is always ready). Everything a boot needs is built
+# here and cached under $EG_VM_CACHE, keyed on its inputs.
+
+# No errexit: a tier runs every check and reports each failure; steps that
+# must not fail say so with "|| vm_die".
+set -uo pipefail
+
+EG_VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+EG_SOURCE_DIR=${EG_SOURCE_DIR:-$(cd "$EG_VM_DIR/../.." && pwd)}
+EG_VM_CACHE=${EG_VM_CACHE:-$EG_VM_DIR/cache}
+# Kernel command line every boot gets: no trusted CPU or boot loader entropy,
+# so the pool starts cold; no reboot loops; output on the first serial port.
+EG_VM_CMDLINE_BASE="console=ttyS0 random.trust_cpu=off random.trust_bootloader=off panic=-1 no_timer_check"
+# Extra qemu/kernel verbosity for debugging a boot: EG_VM_VERBOSE=1.
+EG_VM_VERBOSE=${EG_VM_VERBOSE:-0}
+
+vm_log() { printf '[vm %s] %s\n' "$(date +%T)" "$*" >&2; }
+vm_die() { printf '[vm] FAIL: %s\n' "$*" >&2; exit 1; }
+vm_skip() { printf '[vm] SKIP: %s\n' "$*" >&2; exit 77; }
+
+# Failures are collected, not fatal, so one run reports every broken claim.
+EG_VM_FAILURES=0
+vm_check() {   # vm_check "description" test-args...
+    local what=$1; shift
+    if "$@"; then
+        printf '[vm]   ok   %s\n' "$what" >&2
+    else
+        printf '[vm]   FAIL %s\n' "$what" >&2
+        EG_VM_FAILURES=$((EG_VM_FAILURES + 1))
+    fi
+}
+vm_finish() {
+    if [ "$EG_VM_FAILURES" -ne 0 ]; then
+        vm_die "$EG_VM_FAILURES check(s) failed"
+    fi
+    vm_log "all checks passed"
+}
+
+# Float comparison helpers (awk: no bc on a minimal machine).
+vm_lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
+vm_le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+
+# ---------------------------------------------------------------- deps
+
+vm_require_root() {
+    [ "$(id -u)" -eq 0 ] || vm_skip "the VM tests need root (apt-get, debootstrap, image ownership); run them as root"
+}
+
+vm_have_kernel() {
+    compgen -G '/boot/vmlinuz-*' >/dev/null
+}
+
+vm_busybox_static() {
+    [ -x /bin/busybox ] && ! LC_ALL=C ldd /bin/busybox >/dev/null 2>&1
+}
+
+# Install what the tiers need with apt-get, only what is missing. A fresh CI
+# machine has none of it; this function is what installs it.
+vm_install_deps() {
+    local want=() need=("$@")
+    [ ${#need[@]} -gt 0 ] || need=(qemu kernel busybox debootstrap e2fs cpio kmod build)
+    local n
+    for n in "${need[@]}"; do
+        case $n in
+            qemu)        command -v qemu-system-x86_64 >/dev/null || want+=(qemu-system-x86) ;;
+            kernel)      vm_have_kernel || want+=(linux-image-amd64) ;;
+            busybox)     vm_busybox_static || want+=(busybox-static) ;;
+            debootstrap) command -v debootstrap >/dev/null || want+=(debootstrap) ;;
+            e2fs)        { command -v mkfs.ext4 >/dev/null && command -v debugfs >/dev/null; } || want+=(e2fsprogs) ;;
+            cpio)        command -v cpio >/dev/null || want+=(cpio) ;;
+            kmod)        command -v modprobe >/dev/null || want+=(kmod) ;;
+            ctl)         pkg-config --exists libsystemd libudev 2>/dev/null || want+=(libsystemd-dev libudev-dev) ;;
+            build)       for p in cmake gcc make pkg-config; do
+                             command -v $p >/dev/null || want+=("$p")
+                         done
+                         [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || want+=(libc6-dev)
+                         ;;
+        esac
+    done
+    [ ${#want[@]} -gt 0 ] || return 0
+    vm_log "installing: ${want[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y --no-install-recommends "${want[@]}" >&2; then
+        apt-get update >&2 || true
+        apt-get install -y --no-install-recommends "${want[@]}" >&2 || true
+    fi
+}
+
+# The only two reasons to skip: not root, or no TCG-capable qemu even after
+# trying to install it. Everything else missing is a failure.
+vm_require_qemu() {
+    command -v qemu-system-x86_64 >/dev/null ||
+        vm_skip "qemu-system-x86_64 is missing and could not be installed (apt-get install qemu-system-x86)"
+    qemu-system-x86_64 -accel help 2>/dev/null | grep -qx tcg ||
+        vm_skip "qemu-system-x86_64 has no TCG accelerator"
+}
+
+vm_setup() {
+    vm_require_root
+    vm_install_deps "$@"
+    vm_require_qemu
+    vm_have_kernel || vm_die "no /boot/vmlinuz-* after installing linux-image-amd64"
+    mkdir -p "$EG_VM_CACHE"
+}
+
+# ---------------------------------------------------------------- kernel
+
+# The newest installed Debian kernel with its modules directory.
+vm_kernel_version() {
+    local v best=
+    for v in /boot/vmlinuz-*; do
+        v=${v#/boot/vmlinuz-}
+        [ -d "/lib/modules/$v" ] || continue
+        if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
+    done
+    [ -n "$best" ] || vm_die "no /boot/vmlinuz-* with a matching /lib/modules directory"
+    echo "$best"
+}
+
+# Copy the kernel and the few modules a disk boot needs into the cache (the
+# host's /boot can change under a running test when apt upgrades it).
+# Prints the kernel cache directory: vmlinuz, modules/*.ko, modules.order.
+vm_kernel_cache() {
+    local kver dir
+    kver=$(vm_kernel_version)
+    dir=$EG_VM_CACHE/kernel-$kver
+    if [ ! -e "$dir/.done" ]; then
+        rm -rf "$dir"
+        mkdir -p "$dir/modules"
+        cp "/boot/vmlinuz-$kver" "$dir/vmlinuz"
+        # Load order from kmod itself; crc32c-intel needs SSE4.2 that the
+        # emulated qemu64 CPU lacks and fails harmlessly in the guest.
+        local m
+        for m in virtio_pci virtio_blk ext4; do
+            modprobe --show-depends -S "$kver" "$m" | awk '$1 == "insmod" { print $2 }'
+        done | awk '!seen[$0]++' | while read -r ko; do
+            cp "$ko" "$dir/modules/"
+            basename "$ko" >>"$dir/modules.order"
+        done
+        cp "$(modinfo -k "$kver" -n qemu_fw_cfg)" "$dir/qemu_fw_cfg.ko" 2>/dev/null || true
+        echo "$kver" >"$dir/version"
+        touch "$dir/.done"
+    fi
+    echo "$dir"
+}
+
+# ---------------------------------------------------------------- initramfs
+
+# A cpio (newc) of directory $1 into file $2, every file owned by root.
+vm_cpio() {
+    (cd "$1" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$2"
+}
+
+# The busybox base initramfs: busybox with its applet links and the top-level
+# directories, cached and keyed on the busybox binary. Per-boot files (/init,
+# the project's binaries, a seed) go into a second cpio appended to it: the
+# kernel unpacks concatenated archives in order.
+vm_busybox_base() {
+    local key dir out
+    key=$(sha256sum /bin/busybox | cut -c1-16)
+    out=$EG_VM_CACHE/busybox-base-$key.cpio
+    if [ ! -e "$out" ]; then
+        dir=$(mktemp -d)
+        mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,run,tmp,etc,var/lib,newroot,lib/modules}
+        cp /bin/busybox "$dir/bin/busybox"
+        local a
+        for a in $(/bin/busybox --list); do
+            [ "$a" = busybox ] || ln -s busybox "$dir/bin/$a"
+        done
+        mknod -m 600 "$dir/dev/console" c 5 1
+        mknod -m 666 "$dir/dev/null" c 1 3
+        vm_cpio "$dir" "$out.tmp"
+        mv "$out.tmp" "$out"
+        rm -rf "$dir"
+    fi
+    echo "$out"
+}
+
+# ---------------------------------------------------------------- qemu
+
+# vm_boot LOG TIMEOUT_S KERNEL INITRD APPEND [qemu args...]
+# One cold boot under TCG: no accelerator, no RNG device, no NIC, the serial
+# port to LOG. A hard wall-clock timeout bounds every boot. Returns qemu's
+# status (124 on timeout); prints the wall time.
+vm_boot() {
+    local log=$1 tmo=$2 kernel=$3 initrd=$4 append=$5
+    shift 5
+    local quiet=quiet
+    [ "$EG_VM_VERBOSE" = 1 ] && quiet=
+    local start end rc=0
+    start=$(date +%s.%N)
+    timeout --kill-after=10 "$tmo" \
+        qemu-system-x86_64 -accel tcg -cpu qemu64 -smp 1 -m "${EG_VM_MEM:-512}" \
+            -nodefaults -no-user-config -display none -monitor none -no-reboot \
+            -serial "file:$log" \
+            -kernel "$kernel" -initrd "$initrd" \
+            -append "$EG_VM_CMDLINE_BASE $quiet $append" \
+            "$@" </dev/null >"$log.qemu" 2>&1 || rc=$?
+    end=$(date +%s.%N)
+    EG_VM_LAST_BOOT_S=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        vm_log "boot timed out after ${tmo}s (serial log: $log)"
+        tail -n 30 "$log" >&2 || true
+        return 124
+    fi
+    vm_log "boot finished in ${EG_VM_LAST_BOOT_S}s (qemu status $rc)"
+    return "$rc"
+}
+
+# Lines the guest reports are "EGVM:<key>=<value>" on the serial port.
+vm_get() {   # vm_get LOG KEY
+    tr -d '\r' <"$1" | sed -n "s/^.*EGVM:$2=//p" | tail -n 1
+}
+
+# A fresh 32-hex machine-id for a guest.
+vm_new_machine_id() {
+    od -An -N16 -tx1 /dev/urandom | tr -d ' \n'
+}
