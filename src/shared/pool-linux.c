@@ -75,15 +75,24 @@ int pool_add_seed(const void *buf, size_t size, bool credit) {
 }
 
 int pool_size_bits(void) {
-        _cleanup_(fclosep) FILE *f = NULL;
-        int bits;
+        _cleanup_close_ int fd = -EBADF;
+        char buf[16];
+        ssize_t n;
+        char *end;
+        long bits;
 
-        f = fopen("/proc/sys/kernel/random/poolsize", "re");
-        if (!f)
+        fd = open("/proc/sys/kernel/random/poolsize", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
                 return negative_errno();
-        if (fscanf(f, "%i", &bits) != 1 || bits <= 0)
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = 0;
+        errno = 0;
+        bits = strtol(buf, &end, 10);
+        if (errno != 0 || end == buf || bits <= 0 || bits > INT32_MAX)
                 return -EIO;
-        return bits;
+        return (int) bits;
 }
 
 static int getrandom_all(void *buf, size_t size, unsigned flags) {
