@@ -23,6 +23,7 @@ set_tests_properties(blake2s-vs-python PROPERTIES LABELS cli SKIP_RETURN_CODE 77
 # The entropy-seed binary (entropy-seed-fakepool: the same objects linked
 # with the scripted pool) against temporary seed directories and a fake root.
 # seed-inspect parses a seed file for the tests.
+eg_unit_test(test-seed-store LIBS eg-seed)
 add_executable(seed-inspect tools/seed-inspect.c)
 target_link_libraries(seed-inspect PRIVATE eg-shared)
 if(EG_PYTHON3)
