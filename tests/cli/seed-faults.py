@@ -60,6 +60,12 @@ def run(strace, top):
         f.write("6661756c7420696e6a656374696f6e21\n")
     with open(state, "w") as f:
         f.write("ready\n")
+    # A legacy seed, so that its read is in the trace too; it must survive
+    # every injection byte for byte.
+    legacy = os.path.join(root, "etc/urandom.seed")
+    legacy_bytes = os.urandom(512)
+    with open(legacy, "wb") as f:
+        f.write(legacy_bytes)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "ENTROPY_GATE_ROOT": root,
@@ -87,6 +93,9 @@ def run(strace, top):
         rc, out = inspect()
         if rc != 0:
             fail(f"{what}: the seed does not parse (torn or missing): {out.strip()}")
+        with open(legacy, "rb") as f:
+            if f.read() != legacy_bytes:
+                fail(f"{what}: the legacy seed {legacy} was modified")
         extra = set(os.listdir(seeds)) - {"seed", ".#seed.new"}
         if extra:
             fail(f"{what}: unexpected files in the seed directory: {sorted(extra)}")
@@ -102,11 +111,19 @@ def run(strace, top):
 
     tried = 0
     t0 = time.monotonic()
-    for verb in ("load", "save"):
-        trace = os.path.join(top, f"{verb}.trace")
-        subprocess.run([strace, "-f", "-qq", "-o", trace, *cmd(verb)], env=env, check=True,
+    # save takes another path when the pool is not initialized (it reads the
+    # old seed to chain with); the fake kernel says so with a state file
+    # that is not "ready" and no readiness timer. The last sequence leaves a
+    # creditable seed for the final check.
+    not_ready = dict(env, FAKE_POOL_STATE=os.path.join(top, "pool.cold"), FAKE_POOL_READY_AFTER_MS="never")
+    for verb, env_run, label in (("load", env, "load"), ("save", not_ready, "save (pool not initialized)"),
+                                 ("save", env, "save")):
+        trace = os.path.join(top, "trace")
+        subprocess.run([strace, "-f", "-qq", "-o", trace, *cmd(verb)], env=env_run, check=True,
                        stderr=subprocess.DEVNULL)
-        check_state(f"traced {verb}")
+        out = check_state(f"traced {label}")
+        if verb == "save" and ("CREDITABLE=yes" in out) != (env_run is env):
+            fail(f"{label}: the seed's creditable flag does not match the pool's state: {out}")
         occurrences = collections.Counter()
         points = []
         with open(trace) as f:
@@ -116,17 +133,17 @@ def run(strace, top):
                     occurrences[m.group(1)] += 1
                     points.append((m.group(1), occurrences[m.group(1)]))
         if len(points) < 20:
-            fail(f"only {len(points)} system calls traced for {verb}: the trace is not what it should be")
-        print(f"{verb}: {len(points)} system call occurrences of {len(occurrences)} kinds")
+            fail(f"only {len(points)} system calls traced for {label}: the trace is not what it should be")
+        print(f"{label}: {len(points)} system call occurrences of {len(occurrences)} kinds")
 
         outcomes = collections.Counter()
         for name, n in points:
             for fault in ("error=EIO", "signal=SIGKILL"):
-                what = f"{verb} with {name}#{n} {fault}"
+                what = f"{label} with {name}#{n} {fault}"
                 try:
                     p = subprocess.run([strace, "-f", "-qq", "-o", "/dev/null",
                                         f"--inject={name}:{fault}:when={n}", *cmd(verb)],
-                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       env=env_run, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        text=True, timeout=20)
                 except subprocess.TimeoutExpired:
                     fail(f"{what}: did not finish within 20s")
@@ -135,7 +152,7 @@ def run(strace, top):
                 if os.environ.get("SEED_FAULTS_VERBOSE"):
                     print(f"  {what}: exit {p.returncode}")
                 check_state(what)
-        print(f"{verb}: exit statuses under injection: {dict(sorted(outcomes.items()))}")
+        print(f"{label}: exit statuses under injection: {dict(sorted(outcomes.items()))}")
 
     # The sequence ends with clean runs: the survivor is still usable, and
     # still credited at most once.
