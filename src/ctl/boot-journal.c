@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <inttypes.h>
+#include <stdio.h>
+#include <systemd/sd-id128.h>
+#include <systemd/sd-journal.h>
+
+#include "boot-journal.h"
+#include "macro.h"
+
+/* systemd's SD_MESSAGE_UNIT_STARTED: a start job finished ("Started X",
+ * "Finished X", "Reached target X"). */
+#define MESSAGE_ID_UNIT_STARTED "39f53479d3a045ac8e11786248231fbf"
+
+static void journal_closep(sd_journal **j) {
+        if (*j)
+                sd_journal_close(*j);
+}
+
+/* A field's value as a new string, NULL when the entry has none. */
+static int field_get(sd_journal *j, const char *field, char **ret) {
+        const void *data;
+        size_t len, flen = strlen(field);
+        int r;
+
+        *ret = NULL;
+        r = sd_journal_get_data(j, field, &data, &len);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        if (len <= flen || ((const char *) data)[flen] != '=')
+                return 0;
+        *ret = strndup((const char *) data + flen + 1, len - flen - 1);
+        return *ret ? 1 : -ENOMEM;
+}
+
+static int event_set(JournalEvent *e, usec_t usec, const char *message) {
+        char *m = strdup(message);
+
+        if (!m)
+                return -ENOMEM;
+        free(e->message);
+        *e = (JournalEvent) { .found = true, .usec = usec, .message = m };
+        return 0;
+}
+
+static int add_group(sd_journal *j, const char *boot_match, const char *const *matches) {
+        int r;
+
+        r = sd_journal_add_match(j, boot_match, 0);
+        if (r < 0)
+                return r;
+        for (const char *const *m = matches; *m; m++) {
+                r = sd_journal_add_match(j, *m, 0);
+                if (r < 0)
+                        return r;
+        }
+        return sd_journal_add_disjunction(j);
+}
+
+static bool from(const char *ident, const char *unit, const char *name) {
+        char service[64];
+
+        snprintf(service, sizeof(service), "%s.service", name);
+        return streq_ptr(ident, name) || streq_ptr(unit, service);
+}
+
+static int entry_handle(sd_journal *j, BootJournal *b) {
+        _cleanup_free_ char *msg = NULL, *transport = NULL, *ident = NULL, *sunit = NULL,
+                *unit = NULL, *mid = NULL, *src_mono = NULL;
+        const char *m;
+        usec_t usec;
+        sd_id128_t boot;
+        int r;
+
+        if ((r = field_get(j, "MESSAGE", &msg)) < 0 ||
+            (r = field_get(j, "_TRANSPORT", &transport)) < 0 ||
+            (r = field_get(j, "SYSLOG_IDENTIFIER", &ident)) < 0 ||
+            (r = field_get(j, "_SYSTEMD_UNIT", &sunit)) < 0 ||
+            (r = field_get(j, "UNIT", &unit)) < 0 ||
+            (r = field_get(j, "MESSAGE_ID", &mid)) < 0 ||
+            (r = field_get(j, "_SOURCE_MONOTONIC_TIMESTAMP", &src_mono)) < 0)
+                return r;
+        if (!msg)
+                return 0;
+
+        if (src_mono && sscanf(src_mono, "%" SCNu64, &usec) == 1)
+                ;
+        else if (sd_journal_get_monotonic_usec(j, &usec, &boot) < 0)
+                return 0;
+        b->matched++;
+
+        if (streq_ptr(transport, "kernel")) {
+                if (!b->crng_init.found && startswith(msg, "random: crng init done"))
+                        return event_set(&b->crng_init, usec, msg);
+                return 0;
+        }
+
+        if (streq_ptr(mid, MESSAGE_ID_UNIT_STARTED)) {
+                if (streq_ptr(unit, "entropy-ready.target") && !b->target.found)
+                        return event_set(&b->target, usec, msg);
+                if (streq_ptr(unit, "entropy-gate.service") && !b->gate_unit.found)
+                        return event_set(&b->gate_unit, usec, msg);
+                if (streq_ptr(unit, "entropy-seed.service") && !b->seed_unit.found)
+                        return event_set(&b->seed_unit, usec, msg);
+                return 0;
+        }
+
+        /* Our own lines, with the program prefix when stderr was not the journal's. */
+        if (from(ident, sunit, "entropy-seed")) {
+                m = startswith(msg, "entropy-seed: ") ?: msg;
+                if ((startswith(m, "credited ") || startswith(m, "not crediting") || startswith(m, "No seed file")) &&
+                    b->n_seed < JOURNAL_SEED_EVENTS_MAX)
+                        return event_set(&b->seed[b->n_seed++], usec, m);
+                return 0;
+        }
+        if (from(ident, sunit, "entropy-gate")) {
+                m = startswith(msg, "entropy-gate: ") ?: msg;
+                if (!b->gate.found &&
+                    (startswith(m, "Kernel random pool initialized") ||
+                     startswith(m, "Kernel random pool still not initialized after")))
+                        return event_set(&b->gate, usec, m);
+        }
+        return 0;
+}
+
+int boot_journal_read(BootJournal *ret) {
+        _cleanup_(journal_closep) sd_journal *j = NULL;
+        BootJournal b = {};
+        char boot_match[64];
+        sd_id128_t boot;
+        int r;
+
+        r = sd_id128_get_boot(&boot);
+        if (r < 0)
+                goto fail;
+        snprintf(boot_match, sizeof(boot_match), "_BOOT_ID=" SD_ID128_FORMAT_STR, SD_ID128_FORMAT_VAL(boot));
+
+        r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+        if (r < 0)
+                goto fail;
+
+        if ((r = add_group(j, boot_match, (const char *const[]) { "_TRANSPORT=kernel", NULL })) < 0 ||
+            (r = add_group(j, boot_match, (const char *const[]) {
+                        "SYSLOG_IDENTIFIER=entropy-seed", "SYSLOG_IDENTIFIER=entropy-gate", NULL })) < 0 ||
+            (r = add_group(j, boot_match, (const char *const[]) {
+                        "_SYSTEMD_UNIT=entropy-seed.service", "_SYSTEMD_UNIT=entropy-gate.service", NULL })) < 0 ||
+            (r = add_group(j, boot_match, (const char *const[]) {
+                        "UNIT=entropy-seed.service", "UNIT=entropy-gate.service", "UNIT=entropy-ready.target", NULL })) < 0)
+                goto fail;
+
+        SD_JOURNAL_FOREACH(j) {
+                r = entry_handle(j, &b);
+                if (r == -ENOMEM) {
+                        boot_journal_done(&b);
+                        return r;
+                }
+        }
+        *ret = b;
+        return 0;
+
+fail:
+        if (r == -ENOMEM)
+                return r;
+        boot_journal_done(&b);
+        *ret = (BootJournal) { .error = r };
+        return 0;
+}
+
+void boot_journal_done(BootJournal *b) {
+        free(b->crng_init.message);
+        for (unsigned i = 0; i < b->n_seed; i++)
+                free(b->seed[i].message);
+        free(b->gate.message);
+        free(b->seed_unit.message);
+        free(b->gate_unit.message);
+        free(b->target.message);
+        *b = (BootJournal) {};
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+/* entropyctl's exit codes, as documented in entropyctl(1). */
+enum {
+        CTL_EXIT_OK = 0,
+        CTL_EXIT_FAILURE = 1,        /* an error; check-image: something found */
+        CTL_EXIT_USAGE = 2,
+        CTL_EXIT_NOT_READY = 3,      /* status: the CRNG is not initialized */
+};
+
+typedef struct CtlArgs {
+        bool json;
+        bool fix;
+} CtlArgs;
+
+/* One per subcommand; @argv holds the subcommand's arguments (argv[0] is
+ * the subcommand). Each returns an exit code. */
+int verb_status(int argc, char *argv[], const CtlArgs *a);
+int verb_timeline(int argc, char *argv[], const CtlArgs *a);
+int verb_check_image(int argc, char *argv[], const CtlArgs *a);

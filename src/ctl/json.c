@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <inttypes.h>
+
+#include "json.h"
+#include "macro.h"
+
+/* Length of the valid UTF-8 sequence at @s (1..4), or 0 if the bytes there
+ * are not one: a stray continuation byte, a truncated sequence, an overlong
+ * encoding, a UTF-16 surrogate or a code point above U+10FFFF. */
+static size_t utf8_valid_length(const unsigned char *s) {
+        unsigned char c = s[0];
+        uint32_t cp;
+        size_t n;
+
+        if (c < 0x80)
+                return 1;
+        if (c >= 0xc2 && c <= 0xdf) {
+                n = 2;
+                cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+                n = 3;
+                cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+                n = 4;
+                cp = c & 0x07;
+        } else
+                return 0; /* 0x80..0xc1 (continuation, overlong lead), 0xf5..0xff */
+
+        for (size_t i = 1; i < n; i++) {
+                /* Also stops at the NUL terminator, which is not a continuation byte. */
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3f);
+        }
+        if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000))
+                return 0;
+        if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+                return 0;
+        return n;
+}
+
+void json_escape(FILE *f, const char *s) {
+        const unsigned char *p = (const unsigned char *) s;
+
+        fputc('"', f);
+        while (*p) {
+                size_t n;
+
+                switch (*p) {
+                case '"':  fputs("\\\"", f); p++; continue;
+                case '\\': fputs("\\\\", f); p++; continue;
+                case '\b': fputs("\\b", f);  p++; continue;
+                case '\f': fputs("\\f", f);  p++; continue;
+                case '\n': fputs("\\n", f);  p++; continue;
+                case '\r': fputs("\\r", f);  p++; continue;
+                case '\t': fputs("\\t", f);  p++; continue;
+                default:
+                        break;
+                }
+                if (*p < 0x20 || *p == 0x7f) {
+                        fprintf(f, "\\u%04x", *p);
+                        p++;
+                        continue;
+                }
+                n = utf8_valid_length(p);
+                if (n == 0) {
+                        fputs("\\ufffd", f);
+                        p++;
+                        continue;
+                }
+                fwrite(p, 1, n, f);
+                p += n;
+        }
+        fputc('"', f);
+}
+
+void json_init(JsonWriter *j, FILE *f) {
+        *j = (JsonWriter) { .f = f, .first[0] = true };
+}
+
+/* Comma, newline and indentation before a member, then its key. */
+static void member(JsonWriter *j, const char *key) {
+        if (j->depth > 0) {
+                if (!j->first[j->depth])
+                        fputc(',', j->f);
+                fputc('\n', j->f);
+                for (unsigned i = 0; i < j->depth; i++)
+                        fputs("  ", j->f);
+        }
+        j->first[j->depth] = false;
+        if (key) {
+                json_escape(j->f, key);
+                fputs(": ", j->f);
+        }
+}
+
+static void open_level(JsonWriter *j, const char *key, char c) {
+        member(j, key);
+        fputc(c, j->f);
+        /* Deeper nesting than we ever write is a bug; keep the output valid anyway. */
+        if (j->depth + 1 < JSON_DEPTH_MAX)
+                j->depth++;
+        j->first[j->depth] = true;
+}
+
+static void close_level(JsonWriter *j, char c) {
+        bool empty = j->first[j->depth];
+
+        if (j->depth > 0)
+                j->depth--;
+        if (!empty) {
+                fputc('\n', j->f);
+                for (unsigned i = 0; i < j->depth; i++)
+                        fputs("  ", j->f);
+        }
+        fputc(c, j->f);
+        if (j->depth == 0)
+                fputc('\n', j->f);
+}
+
+void json_object_begin(JsonWriter *j, const char *key) { open_level(j, key, '{'); }
+void json_object_end(JsonWriter *j) { close_level(j, '}'); }
+void json_array_begin(JsonWriter *j, const char *key) { open_level(j, key, '['); }
+void json_array_end(JsonWriter *j) { close_level(j, ']'); }
+
+void json_string(JsonWriter *j, const char *key, const char *value) {
+        member(j, key);
+        if (value)
+                json_escape(j->f, value);
+        else
+                fputs("null", j->f);
+}
+
+void json_int(JsonWriter *j, const char *key, int64_t value) {
+        member(j, key);
+        fprintf(j->f, "%" PRId64, value);
+}
+
+void json_uint(JsonWriter *j, const char *key, uint64_t value) {
+        member(j, key);
+        fprintf(j->f, "%" PRIu64, value);
+}
+
+void json_bool(JsonWriter *j, const char *key, bool value) {
+        member(j, key);
+        fputs(value ? "true" : "false", j->f);
+}
+
+void json_null(JsonWriter *j, const char *key) {
+        member(j, key);
+        fputs("null", j->f);
+}

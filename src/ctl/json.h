@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A small streaming JSON writer for entropyctl's --json output: objects and
+ * arrays nest, commas and indentation (two spaces) are placed for the
+ * caller, and every string goes through json_escape(). Keys are passed with
+ * each value inside objects and are NULL inside arrays. */
+
+#define JSON_DEPTH_MAX 16
+
+typedef struct JsonWriter {
+        FILE *f;
+        unsigned depth;
+        bool first[JSON_DEPTH_MAX];  /* no member written yet at this level */
+} JsonWriter;
+
+void json_init(JsonWriter *j, FILE *f);
+
+void json_object_begin(JsonWriter *j, const char *key);
+void json_object_end(JsonWriter *j);
+void json_array_begin(JsonWriter *j, const char *key);
+void json_array_end(JsonWriter *j);
+
+void json_string(JsonWriter *j, const char *key, const char *value);   /* NULL: null */
+void json_int(JsonWriter *j, const char *key, int64_t value);
+void json_uint(JsonWriter *j, const char *key, uint64_t value);
+void json_bool(JsonWriter *j, const char *key, bool value);
+void json_null(JsonWriter *j, const char *key);
+
+/* Pure: write @s as a JSON string literal, quotes included, into @f.
+ * '"', '\\' and every control character are escaped; valid UTF-8 passes
+ * through; every byte of an invalid, overlong or surrogate sequence
+ * becomes U+FFFD, so the output is always valid JSON in valid UTF-8,
+ * whatever a file name or log line held. */
+void json_escape(FILE *f, const char *s);

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""entropyctl status: --json validated against man/entropyctl-status.schema.json
+(with a small validator written here for the keywords the schema uses),
+on the host with the real pool and on constructed state with the fake pool:
+each seed-file verdict, the runstate results, the trust options, exit codes.
+
+Usage: ctl-status.py ENTROPYCTL ENTROPYCTL_FAKE_POOL SCHEMA
+"""
+import hashlib
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+ctl, ctl_fake, schema_path = sys.argv[1:4]
+failures = 0
+
+
+def fail(msg):
+    global failures
+    failures += 1
+    print("FAIL:", msg)
+
+
+TYPES = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+
+
+def validate(value, schema, where="$"):
+    """The JSON Schema keywords the status schema uses; returns a list of errors."""
+    errors = []
+    if "type" in schema:
+        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        if not any(TYPES[t](value) for t in types):
+            return [f"{where}: {value!r} is not of type {types}"]
+    if "enum" in schema and value not in schema["enum"]:
+        errors.append(f"{where}: {value!r} not in {schema['enum']}")
+    if "minimum" in schema and TYPES["integer"](value) and value < schema["minimum"]:
+        errors.append(f"{where}: {value} < {schema['minimum']}")
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        for k in schema.get("required", []):
+            if k not in value:
+                errors.append(f"{where}: missing {k}")
+        for k, v in value.items():
+            if k in props:
+                errors += validate(v, props[k], f"{where}.{k}")
+            elif schema.get("additionalProperties") is False:
+                errors.append(f"{where}: unexpected {k}")
+    if isinstance(value, list) and "items" in schema:
+        for i, v in enumerate(value):
+            errors += validate(v, schema["items"], f"{where}[{i}]")
+    return errors
+
+
+schema = json.load(open(schema_path))
+
+# The validator itself must be able to fail.
+for bad in ({}, {"schema_version": 2}, []):
+    if not validate(bad, schema):
+        fail(f"validator accepted {bad!r}")
+
+
+def run(binary, *args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([binary, "status", *args], env=e, capture_output=True, text=True, timeout=60)
+
+
+def status_json(binary, env=None, expect_rc=None):
+    p = run(binary, "--json", env=env)
+    if expect_rc is not None and p.returncode != expect_rc:
+        fail(f"exit {p.returncode}, expected {expect_rc}: {p.stderr}")
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError as e:
+        fail(f"not JSON ({e}): {p.stdout!r}")
+        return None
+    for err in validate(doc, schema):
+        fail(f"schema: {err}")
+    return doc
+
+
+# 1. The host, real pool: valid JSON matching the schema; exit 0 iff initialized.
+doc = status_json(ctl)
+if doc is not None:
+    rc = run(ctl, "--json").returncode
+    if rc != (0 if doc["crng"]["initialized"] else 3):
+        fail(f"host: exit {rc} with initialized={doc['crng']['initialized']}")
+    print("host status:", json.dumps(doc["crng"]), doc["kernel"]["release"], json.dumps(doc["hw_random"]))
+human = run(ctl)
+for label in ("CRNG:", "Kernel:", "Trust:", "hw_random:", "Seed file:", "Seed load:", "Gate:"):
+    if label not in human.stdout:
+        fail(f"host human output lacks {label!r}: {human.stdout}")
+
+# 2. Constructed state, fake pool.
+BINDING_KEY = b"entropy-gate machine binding v1"
+MACHINE_ID = "0123456789abcdef0123456789abcdef"
+
+
+def seed_file(seed, creditable=True, machine_id=MACHINE_ID, corrupt=False):
+    """The seed file format of src/shared/seed-file.h, written independently."""
+    binding = (hashlib.blake2s(machine_id.strip().encode(), key=BINDING_KEY).digest()
+               if machine_id else bytes(32))
+    body = b"\x89EGSEED\n" + struct.pack("<II", 1, 1 if creditable else 0) + binding + struct.pack("<I", len(seed)) + seed
+    data = body + hashlib.blake2s(body).digest()
+    if corrupt:
+        data = data[:-1] + bytes([data[-1] ^ 1])
+    return data
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    root, seeddir, rundir = (os.path.join(tmp, d) for d in ("root", "seeds", "run"))
+    os.makedirs(os.path.join(root, "etc"))
+    os.makedirs(seeddir)
+    os.makedirs(rundir)
+    with open(os.path.join(root, "etc/machine-id"), "w") as f:
+        f.write(MACHINE_ID + "\n")
+    conf = os.path.join(tmp, "entropy-gate.conf")
+    with open(conf, "w") as f:
+        f.write(f"[Seed]\nDirectory={seeddir}\n")
+    env = {
+        "ENTROPY_GATE_CONF": conf,
+        "ENTROPY_GATE_CONF_DIR": os.path.join(tmp, "none"),
+        "ENTROPY_GATE_ROOT": root,
+        "ENTROPY_GATE_RUN_DIR": rundir,
+        "ENTROPY_GATE_PROC_CMDLINE": "ro random.trust_cpu=off quiet",
+        "FAKE_POOL_READY_AFTER_MS": "0",
+    }
+    seed_path = os.path.join(seeddir, "seed")
+
+    # No seed, no runstate, pool ready.
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d:
+        if d["crng"]["initialized"] is not True:
+            fail(f"fake pool ready but {d['crng']}")
+        if d["kernel"]["trust_cpu"] != "off" or d["kernel"]["trust_bootloader"] is not None:
+            fail(f"trust options: {d['kernel']}")
+        if d["seed"]["present"] or d["seed"]["path"] != seed_path:
+            fail(f"no seed expected: {d['seed']}")
+        if d["this_boot"]["seed_helper"] is not None or d["this_boot"]["gate"] is not None:
+            fail(f"no runstate expected: {d['this_boot']}")
+
+    # Pool never ready: exit 3.
+    d = status_json(ctl_fake, dict(env, FAKE_POOL_READY_AFTER_MS="never"), expect_rc=3)
+    if d and d["crng"]["initialized"] is not False:
+        fail(f"fake pool not ready but {d['crng']}")
+    if "NOT initialized" not in run(ctl_fake, env=dict(env, FAKE_POOL_READY_AFTER_MS="never")).stdout:
+        fail("human output does not say NOT initialized")
+    # No getrandom: unknown, exit 1.
+    d = status_json(ctl_fake, dict(env, FAKE_POOL_ENOSYS="1"), expect_rc=1)
+    if d and d["crng"]["initialized"] is not None:
+        fail(f"ENOSYS but {d['crng']}")
+
+    # Each seed verdict: (file bytes, expected fields).
+    cases = [
+        (seed_file(bytes(range(64))), dict(valid=True, seed_bits=512, creditable=True, binding="this-machine")),
+        (seed_file(bytes(32), creditable=False), dict(valid=True, seed_bits=256, creditable=False, binding="this-machine")),
+        (seed_file(bytes(32), machine_id="ffffffffffffffffffffffffffffffff"), dict(valid=True, binding="other-machine")),
+        (seed_file(bytes(32), machine_id=""), dict(valid=True, binding="unbound")),
+        (seed_file(bytes(32), corrupt=True), dict(valid=False, seed_bits=None, binding=None)),
+        (b"not a seed", dict(valid=False)),
+        (b"x" * 5000, dict(valid=False)),
+    ]
+    for i, (data, expect) in enumerate(cases):
+        with open(seed_path, "wb") as f:
+            f.write(data)
+        os.chmod(seed_path, 0o600)
+        before = open(seed_path, "rb").read()
+        mtime = os.stat(seed_path).st_mtime_ns
+        d = status_json(ctl_fake, env, expect_rc=0)
+        if not d:
+            continue
+        s = d["seed"]
+        if not s["present"] or s["size"] != len(data):
+            fail(f"case {i}: present/size wrong: {s}")
+        for k, v in expect.items():
+            if s[k] != v:
+                fail(f"case {i}: seed.{k} = {s[k]!r}, expected {v!r} ({s})")
+        if (s["valid"] is False) != (s["problem"] is not None):
+            fail(f"case {i}: problem and valid disagree: {s}")
+        if open(seed_path, "rb").read() != before or os.stat(seed_path).st_mtime_ns != mtime:
+            fail(f"case {i}: status modified the seed file")
+        if not (0 <= s["age_usec"] < 600 * 10**6):
+            fail(f"case {i}: age {s['age_usec']}")
+    human = run(ctl_fake, env=env).stdout
+    if "Seed file:" not in human or "does not parse" not in human and "too large" not in human:
+        fail(f"human output for a bad seed: {human}")
+
+    # A symlink in place of the seed: reported, not followed.
+    os.unlink(seed_path)
+    target = os.path.join(tmp, "elsewhere")
+    with open(target, "wb") as f:
+        f.write(seed_file(bytes(32)))
+    os.symlink(target, seed_path)
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d and (d["seed"]["valid"] is not None or "symlink" not in (d["seed"]["problem"] or "")):
+        fail(f"symlinked seed: {d['seed']}")
+    os.unlink(seed_path)
+
+    # Runstate: what the seed helper and the gate recorded.
+    with open(os.path.join(rundir, "seed"), "w") as f:
+        f.write("ACTION=credited\nBITS=512\nSEED_PATH=/var/lib/entropy-gate/seed\nREASON=\nCREDENTIAL=none\n"
+                "CREDENTIAL_BITS=0\nLEGACY_MIXED=1\nREPLACEMENT_CREDITABLE=yes\nBOOTTIME_USEC=812345\n")
+    with open(os.path.join(rundir, "gate"), "w") as f:
+        f.write("OUTCOME=ready\nREADY_AT_START=no\nSTART_BOOTTIME_USEC=900000\nEND_BOOTTIME_USEC=1900000\n"
+                "WAITED_USEC=1000000\n")
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d:
+        sh, g = d["this_boot"]["seed_helper"], d["this_boot"]["gate"]
+        want_sh = dict(action="credited", bits=512, reason="", seed_path="/var/lib/entropy-gate/seed",
+                       credential="none", credential_bits=0, legacy_mixed=1, replacement_creditable=True,
+                       boottime_usec=812345)
+        want_g = dict(outcome="ready", ready_at_start=False, start_boottime_usec=900000,
+                      end_boottime_usec=1900000, waited_usec=1000000)
+        if sh != want_sh:
+            fail(f"seed_helper {sh} != {want_sh}")
+        if g != want_g:
+            fail(f"gate {g} != {want_g}")
+    human = run(ctl_fake, env=env).stdout
+    print(human)
+    for want in ("loaded, credited 512 bits", "ready after waiting 1.000s", "random.trust_cpu=off", "kernel default"):
+        if want not in human:
+            fail(f"human output lacks {want!r}")
+
+    # Strings with quotes, backslashes, control bytes and invalid UTF-8 stay valid JSON.
+    with open(os.path.join(rundir, "seed"), "wb") as f:
+        f.write(b'ACTION=not-credited\nREASON=a "quoted" \\ reason \x01\x7f \xff\xc3( caf\xc3\xa9\nBITS=x\n')
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d:
+        sh = d["this_boot"]["seed_helper"]
+        if sh["reason"] != 'a "quoted" \\ reason \x01\x7f \ufffd\ufffd( caf\u00e9' or sh["bits"] is not None:
+            fail(f"escaping: {sh}")
+
+    # Usage errors.
+    p = subprocess.run([ctl_fake, "status", "extra"], capture_output=True, env=dict(os.environ, **env))
+    if p.returncode != 2:
+        fail(f"status with an argument: exit {p.returncode}")
+    p = subprocess.run([ctl_fake, "status", "--fix"], capture_output=True, env=dict(os.environ, **env))
+    if p.returncode != 2:
+        fail(f"status --fix: exit {p.returncode}")
+
+if failures:
+    print(f"{failures} failure(s)")
+    sys.exit(1)
+print("ctl-status: ok")
