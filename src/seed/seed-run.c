@@ -43,6 +43,12 @@ static char *root_path(const char *path) {
         return p;
 }
 
+/* Why a file we only mix was skipped, for read_file_bounded()'s errors. */
+static const char *skip_reason(int r) {
+        return r == -EBADFD ? "not a regular file" :
+               r == -EFBIG ? "larger than 4096 bytes" : strerror(-r);
+}
+
 static void erase_freep(void *p, size_t n) {
         if (p) {
                 erase(p, n);
@@ -118,9 +124,7 @@ static int mix_foreign_file(const char *path, const char *what) {
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
-                log_warning_errno(r, "Ignoring %s %s: %s", what, path,
-                                  r == -EBADFD ? "not a regular file" :
-                                  r == -EFBIG ? "larger than 4096 bytes" : "%m");
+                log_warning("Ignoring %s %s: %s", what, path, skip_reason(r));
                 return 0;
         }
         r = n > 0 ? pool_add_seed(buf, n, false) : 0;
@@ -173,9 +177,7 @@ static CredentialResult load_credential(const SeedOptions *o, size_t *ret_bits, 
         if (r == -ENOENT)
                 return CREDENTIAL_NONE;
         if (r < 0) {
-                log_warning_errno(r, "Ignoring credential %s: %s", path,
-                                  r == -EBADFD ? "not a regular file" :
-                                  r == -EFBIG ? "larger than 4096 bytes" : "%m");
+                log_warning("Ignoring credential %s: %s", path, skip_reason(r));
                 return CREDENTIAL_NONE;
         }
         if (n == 0)

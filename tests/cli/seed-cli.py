@@ -538,6 +538,23 @@ def legacy_seeds_mixed_and_untouched(e):
     check(mid in e.mixed(), "the machine-id was not mixed")
 
 
+@case
+def legacy_seeds_fifo_huge_symlink_skipped(e):
+    os.makedirs(os.path.join(e.root, "var/lib/systemd"))
+    os.mkfifo(os.path.join(e.root, "etc/urandom.seed"))
+    with open(os.path.join(e.root, "var/lib/systemd/random-seed"), "wb") as f:
+        f.truncate(1 << 30)
+    os.makedirs(os.path.join(e.root, "var/lib/seedrng"))
+    os.symlink("/dev/zero", os.path.join(e.root, "var/lib/seedrng/seed.credit"))
+    e.run_seed("load", timeout=10)
+    check(e.elapsed < 5, f"load took {e.elapsed:.1f}s")
+    for pattern in (r"Ignoring legacy seed .*/etc/urandom.seed: not a regular file",
+                    r"Ignoring legacy seed .*/random-seed: larger than 4096 bytes",
+                    r"Ignoring legacy seed .*/seed.credit: Too many levels of symbolic links"):
+        check(re.search(pattern, e.out), f"no message matching {pattern!r}", e.out)
+    check(e.runstate()["LEGACY_MIXED"] == "0", "runstate LEGACY_MIXED", str(e.runstate()))
+
+
 # --- usage --------------------------------------------------------------------
 
 @case
