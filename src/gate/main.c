@@ -157,8 +157,12 @@ static void write_result(const char *outcome, const GateResult *res) {
                 log_warning_errno(r, "Failed to write the result to %s/gate, ignoring: %m", runstate_dir());
 }
 
-static void barrier(void) {
-        int r = notify_barrier(NOTIFY_BARRIER_TIMEOUT_DEFAULT);
+static void barrier(const Gate *g) {
+        int r;
+
+        if (g->notify_failed)
+                return; /* already reported; a barrier would only fail again */
+        r = notify_barrier(NOTIFY_BARRIER_TIMEOUT_DEFAULT);
 
         if (r < 0)
                 log_warning_errno(r, "The service manager did not confirm our notifications: %m");
@@ -167,12 +171,14 @@ static void barrier(void) {
 /* READY=1 (with its final STATUS=) and the --ready-fd newline. Failing to
  * send READY=1 is an error: a Type=notify unit with TimeoutStartSec=infinity
  * would otherwise hang the boot for ever instead of failing. */
-static int report_ready(const GateArgs *args, const char *message) {
+static int report_ready(Gate *g, const GateArgs *args, const char *message) {
         int r;
 
         r = notify_send(message);
-        if (r < 0)
+        if (r < 0) {
+                g->notify_failed = true;
                 return log_error_errno(r, "Failed to send READY=1 to the service manager: %m");
+        }
         if (args->ready_fd >= 0) {
                 r = notify_ready_fd(args->ready_fd);
                 if (r < 0)
@@ -210,7 +216,7 @@ static int run(const GateArgs *args) {
                 notify(&g, buf);
                 res.start = res.end = now_usec(CLOCK_BOOTTIME);
                 write_result("error", &res);
-                barrier();
+                barrier(&g);
                 config_done(&config);
                 return GATE_EXIT_ERROR;
         }
@@ -219,25 +225,27 @@ static int run(const GateArgs *args) {
         case GATE_OUTCOME_READY:
                 if (res.ready_at_start)
                         /* The fast path: a constant message, no formatting. */
-                        r = report_ready(args, "READY=1\nSTATUS=Kernel random pool already initialized at start");
+                        r = report_ready(&g, args, "READY=1\nSTATUS=Kernel random pool already initialized at start");
                 else {
-                        log_info("Kernel random pool initialized, waited %s.", FORMAT_DURATION(res.waited));
+                        /* Release the boot first, then tell people. */
                         snprintf(buf, sizeof(buf), "READY=1\nSTATUS=Kernel random pool initialized, waited %s",
                                  FORMAT_DURATION(res.waited));
-                        r = report_ready(args, buf);
+                        r = report_ready(&g, args, buf);
+                        if (r >= 0)
+                                log_info("Kernel random pool initialized, waited %s.", FORMAT_DURATION(res.waited));
                 }
                 ret = r < 0 ? GATE_EXIT_ERROR : GATE_EXIT_READY;
                 break;
 
         case GATE_OUTCOME_TIMEOUT:
                 if (config.on_timeout == ON_TIMEOUT_PROCEED) {
-                        log_warning("Kernel random pool still not initialized after %s: proceeding as configured, "
-                                    "randomness is NOT seeded. Keys generated now may be predictable.",
-                                    FORMAT_DURATION(res.waited));
                         snprintf(buf, sizeof(buf),
                                  "READY=1\nSTATUS=WARNING: proceeding after %s, randomness is NOT seeded",
                                  FORMAT_DURATION(res.waited));
-                        r = report_ready(args, buf);
+                        r = report_ready(&g, args, buf);
+                        log_warning("Kernel random pool still not initialized after %s: proceeding as configured, "
+                                    "randomness is NOT seeded. Keys generated now may be predictable.",
+                                    FORMAT_DURATION(res.waited));
                         ret = r < 0 ? GATE_EXIT_ERROR : GATE_EXIT_READY;
                 } else {
                         log_error("Kernel random pool still not initialized after %s, giving up.",
@@ -262,7 +270,7 @@ static int run(const GateArgs *args) {
 
         write_result(ret == GATE_EXIT_ERROR ? "error" : outcome_to_string(&res, &config), &res);
         /* Last: systemd must have taken in our messages before we exit. */
-        barrier();
+        barrier(&g);
         config_done(&config);
         return ret;
 }

@@ -266,6 +266,17 @@ def case_sigterm(gate):
     r.cleanup()
 
 
+def case_notify_socket_gone(gate):
+    # READY=1 that cannot be sent is an error: under TimeoutStartSec=infinity
+    # a lost READY=1 would hang the boot for ever instead of failing it.
+    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "0", "NOTIFY_SOCKET": "/nonexistent/notify"})
+    check(r.rc == 1, "exit status %s, expected 1" % r.rc, r.ctx())
+    check("READY=1" in r.stderr, "the error does not say what failed", r.ctx())
+    check(len(r.stderr.splitlines()) == 1, "one failure, logged more than once", r.ctx())
+    check(r.result().get("OUTCOME") == "error", "OUTCOME is not error")
+    r.cleanup()
+
+
 def case_enosys(gate):
     r = Run(gate, env={"FAKE_POOL_ENOSYS": "1"})
     check(r.rc == 1, "exit status %s, expected 1" % r.rc, r.ctx())
