@@ -35,3 +35,45 @@ if(TARGET eg-ctl)
   eg_cli_test(ctl-check-image $<TARGET_FILE:entropyctl>)
   eg_cli_test(ctl-timeline $<TARGET_FILE:entropyctl-fake-pool>)
 endif()
+
+# The configuration parser, fuzzed: with clang a libFuzzer target (ASan +
+# UBSan) run for a bounded time from the committed corpus, new inputs going
+# to the build directory; with gcc the corpus driver tests/fuzz/fuzz-main.c.
+if(NOT DEFINED EG_HAVE_LIBFUZZER AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS -fsanitize=fuzzer)
+  set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=fuzzer)
+  check_c_source_compiles([[
+    #include <stddef.h>
+    #include <stdint.h>
+    int LLVMFuzzerTestOneInput(const uint8_t *d, size_t s);
+    int LLVMFuzzerTestOneInput(const uint8_t *d, size_t s) { (void) d; (void) s; return 0; }
+  ]] EG_HAVE_LIBFUZZER)
+  unset(CMAKE_REQUIRED_FLAGS)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+endif()
+if(NOT DEFINED EG_FUZZ_TIME)
+  set(EG_FUZZ_TIME 20 CACHE STRING "Seconds CTest runs each libFuzzer target")
+endif()
+set(EG_CONFIG_CORPUS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/config)
+# The parser's sources compiled into the target, so libFuzzer sees their coverage.
+set(EG_FUZZ_CONFIG_SOURCES fuzz/fuzz-config.c
+    ${PROJECT_SOURCE_DIR}/src/shared/config.c ${PROJECT_SOURCE_DIR}/src/shared/conf-parser.c
+    ${PROJECT_SOURCE_DIR}/src/shared/proc-cmdline.c ${PROJECT_SOURCE_DIR}/src/shared/time-util.c
+    ${PROJECT_SOURCE_DIR}/src/shared/unit-name.c)
+if(EG_HAVE_LIBFUZZER)
+  add_executable(fuzz-config ${EG_FUZZ_CONFIG_SOURCES})
+  target_compile_options(fuzz-config PRIVATE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
+  target_link_options(fuzz-config PRIVATE -fsanitize=fuzzer,address,undefined)
+  set(_work ${CMAKE_CURRENT_BINARY_DIR}/fuzz-work/config)
+  file(MAKE_DIRECTORY ${_work} ${CMAKE_CURRENT_BINARY_DIR}/fuzz-artifacts)
+  add_test(NAME fuzz-config
+           COMMAND fuzz-config -max_total_time=${EG_FUZZ_TIME} -max_len=4096 -print_final_stats=1
+                   -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/fuzz-artifacts/
+                   ${_work} ${EG_CONFIG_CORPUS})
+  set_tests_properties(fuzz-config PROPERTIES LABELS fuzz TIMEOUT 300)
+else()
+  add_executable(fuzz-config ${EG_FUZZ_CONFIG_SOURCES} fuzz/fuzz-main.c)
+  add_test(NAME fuzz-config COMMAND fuzz-config ${EG_CONFIG_CORPUS})
+  set_tests_properties(fuzz-config PROPERTIES LABELS fuzz)
+endif()
