@@ -240,7 +240,7 @@ def case_timeout_fail(gate):
     check(any(re.fullmatch(r"STATUS=Timed out after 0\.3[0-9][0-9]s waiting for the kernel random pool", t)
               for t in r.texts()), "no timeout STATUS=", r.ctx())
     check(0.3 <= r.exit_at < 1.0, "gave up after %.3fs" % r.exit_at, r.ctx())
-    check_result(r, "timeout-fail", "no", 0.3, 0.5)
+    check_result(r, "timeout-fail", "no", 0.3, 0.6)
     r.cleanup()
 
 
@@ -252,7 +252,7 @@ def case_timeout_proceed(gate):
           "READY=1 without a loud STATUS=: %r" % ready, r.ctx())
     check("randomness is NOT seeded" in r.stderr, "no log warning", r.ctx())
     expect_barrier_last(r)
-    check_result(r, "timeout-proceed", "no", 0.3, 0.5)
+    check_result(r, "timeout-proceed", "no", 0.3, 0.6)
     r.cleanup()
 
 

@@ -277,7 +277,7 @@ static void test_wait_timeout_exact(void **state) {
         assert_int_equal(res.outcome, GATE_OUTCOME_TIMEOUT);
         /* Sub-second deadlines are met, not rounded up to the next tick. */
         assert_true(res.waited >= 200 * USEC_PER_MSEC);
-        assert_true(res.waited < 350 * USEC_PER_MSEC);
+        assert_true(res.waited < 450 * USEC_PER_MSEC); /* a tick-driven loop would take 1s */
         assert_int_equal(ev.ticks, 0);
         assert_int_equal(ev.warns, 0);
         assert_signals_restored();
@@ -289,11 +289,11 @@ static void test_wait_ticks_and_one_warning(void **state) {
 
         assert_int_equal(gate_wait(3200 * USEC_PER_MSEC, 100 * USEC_PER_MSEC, record, &ev, &res), 0);
         assert_int_equal(res.outcome, GATE_OUTCOME_TIMEOUT);
-        assert_true(res.waited >= 3200 * USEC_PER_MSEC && res.waited < 3350 * USEC_PER_MSEC);
+        assert_true(res.waited >= 3200 * USEC_PER_MSEC && res.waited < 3450 * USEC_PER_MSEC);
         assert_int_equal(ev.ticks, 3);
         for (unsigned i = 0; i < 3; i++)
                 assert_true(ev.tick_at[i] >= (i + 1) * USEC_PER_SEC &&
-                            ev.tick_at[i] < (i + 1) * USEC_PER_SEC + 150 * USEC_PER_MSEC);
+                            ev.tick_at[i] < (i + 1) * USEC_PER_SEC + 250 * USEC_PER_MSEC);
         assert_int_equal(ev.warns, 1);
 }
 
