@@ -237,7 +237,7 @@ def case_timeout_fail(gate):
     r = Run(gate, ["--timeout=300ms"], env={"FAKE_POOL_READY_AFTER_MS": "never"})
     check(r.rc == 3, "exit status %s, expected 3" % r.rc, r.ctx())
     check(r.index("READY") < 0, "READY=1 sent on a failed timeout", r.ctx())
-    check(any(re.fullmatch(r"STATUS=Timed out after 0\.3[0-9][0-9]s waiting for the kernel random pool", t)
+    check(any(re.fullmatch(r"STATUS=Timed out after 0\.[3-5][0-9][0-9]s waiting for the kernel random pool", t)
               for t in r.texts()), "no timeout STATUS=", r.ctx())
     check(0.3 <= r.exit_at < 1.0, "gave up after %.3fs" % r.exit_at, r.ctx())
     check_result(r, "timeout-fail", "no", 0.3, 0.6)
@@ -322,7 +322,7 @@ def case_warn_after(gate):
     check(len(warnings) == 1, "%d warnings, expected exactly one" % len(warnings), r.ctx())
     for word in ("virtio-rng", "random.trust_cpu", "entropy-seed.service", "5.4"):
         check(word in warnings[0], "the warning does not mention %s" % word, r.ctx())
-    check(re.search(r"after 0\.3[0-9][0-9]s", warnings[0]), "warned at the wrong time", r.ctx())
+    check(re.search(r"after 0\.[3-5][0-9][0-9]s", warnings[0]), "warned at the wrong time", r.ctx())
     r.cleanup()
     # The default is 10s: nothing within 1.5s.
     r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "1500"})
