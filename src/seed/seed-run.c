@@ -347,53 +347,19 @@ static char *seed_path_of(const SeedOptions *o) {
         return p;
 }
 
-int seed_load(const SeedOptions *o) {
-        _cleanup_close_ int dfd = -EBADF;
-        _cleanup_free_ char *seed_path = NULL;
-        _cleanup_(machine_done) Machine m = {};
+/* Steps 3 to 5 of load, on the locked directory: read our seed, write its
+ * replacement durably, then credit or mix the old one. Fills @reason (empty
+ * when credited) and returns 0 or a negative errno already logged. */
+static int load_consume_seed(const SeedOptions *o, int dfd, const SeedStat *dst, const Machine *m,
+                             const char *seed_path, char *reason, size_t reason_size,
+                             size_t *ret_credited_bits, bool *ret_replacement_creditable) {
         _cleanup_(old_seed_done) OldSeed old = {};
         uint8_t fresh[SEED_SIZE_MAX];
-        SeedStat dst = {};
         struct seed_facts facts;
         CreditDecision d;
-        CredentialResult cred;
-        size_t cred_bits = 0, size, credited_bits = 0;
-        unsigned legacy_mixed = 0;
-        bool fresh_initialized = false, creditable_next, passed;
-        const char *action;
-        char reason[CREDIT_REASON_MAX + 64] = "";
-        char state[1024];
-        int r, ret = 0, cred_error = 0;
-
-        seed_path = seed_path_of(o);
-        if (!seed_path)
-                return log_error_errno(-ENOMEM, "Out of memory");
-
-        /* 1. Lock: a concurrent load or save must not read the seed we are
-         * about to consume. */
-        dfd = seed_dir_open_locked(o->seed_dir);
-        if (dfd < 0)
-                return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir);
-        r = seed_dir_stat(dfd, &dst);
-        if (r < 0)
-                return log_error_errno(r, "Failed to stat seed directory %s: %m", o->seed_dir);
-
-        /* 2. What every clone may share, mixed only: it makes clones diverge
-         * and can never make anything worse. */
-        machine_read(&m);
-        if (m.id_raw && m.id_raw_size > 0) {
-                r = pool_add_seed(m.id_raw, m.id_raw_size, false);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to mix the machine-id into the pool: %m");
-        }
-        for (size_t i = 0; i < ELEMENTSOF(legacy_seed_paths); i++) {
-                _cleanup_free_ char *p = root_path(legacy_seed_paths[i]);
-                if (p)
-                        legacy_mixed += (unsigned) mix_foreign_file(p, "legacy seed");
-        }
-        cred = load_credential(o, &cred_bits, &cred_error);
-        if (cred_error < 0)
-                ret = cred_error;
+        size_t size, credited_bits = 0;
+        bool fresh_initialized = false, creditable_next;
+        int r, ret = 0;
 
         /* 3. Our seed, bounded and without following or blocking. */
         old_seed_read(dfd, &old);
@@ -406,28 +372,27 @@ int seed_load(const SeedOptions *o) {
                 .file_parsed = old.parsed,
                 .parse_error = old.parsed ? NULL : old.problem,
                 .creditable_flag = old.parsed && old.file.creditable,
-                .machine_id_present = m.id || m.uninitialized,
+                .machine_id_present = m->id || m->uninitialized,
                 .credit_without_machine_id = o->credit_without_machine_id,
-                .machine_id_uninitialized = m.uninitialized,
-                .first_boot_flag_present = m.first_boot_flag,
+                .machine_id_uninitialized = m->uninitialized,
+                .first_boot_flag_present = m->first_boot_flag,
                 .file_regular = old.exists && S_ISREG(old.stat.mode),
                 .file_uid = old.stat.uid,
                 .file_mode = old.stat.mode,
-                .dir_uid = dst.uid,
-                .dir_mode = dst.mode,
+                .dir_uid = dst->uid,
+                .dir_mode = dst->mode,
         };
         if (old.parsed) {
                 uint8_t binding[SEED_BINDING_SIZE];
-                seed_binding_compute(m.id, binding);
+                seed_binding_compute(m->id, binding);
                 facts.binding_matches = memcmp(binding, old.file.binding, SEED_BINDING_SIZE) == 0;
         }
-        passed = seed_credit_rules_2_to_6_hold(&facts);
 
         /* 4. The next seed, durable before anything is credited. */
         size = seed_size_for_poolsize(pool_size_bits());
         (void) fresh_bytes(fresh, size, &fresh_initialized);
-        creditable_next = seed_replacement_creditable(passed, fresh_initialized);
-        r = write_next_seed(dfd, &m,
+        creditable_next = seed_replacement_creditable(seed_credit_rules_2_to_6_hold(&facts), fresh_initialized);
+        r = write_next_seed(dfd, m,
                             old.parsed ? old.file.seed : old.raw,
                             old.parsed ? old.file.seed_size : old.raw_size,
                             fresh, size, creditable_next);
@@ -446,14 +411,14 @@ int seed_load(const SeedOptions *o) {
                         credited_bits = old.file.seed_size * 8;
                         log_info("credited %zu bits from %s", credited_bits, seed_path);
                 } else {
-                        snprintf(reason, sizeof(reason), "crediting failed: %s%s", strerror(-r),
+                        snprintf(reason, reason_size, "crediting failed: %s%s", strerror(-r),
                                  r == -EPERM ? " (needs root with CAP_SYS_ADMIN)" : "");
                         log_error("not crediting: %s", reason);
                         ret = r;
                 }
         } else {
                 /* Rule 2 also covers "nothing usable there": say what was found. */
-                snprintf(reason, sizeof(reason), "%s", d.rule == 2 ? old.problem : d.reason);
+                snprintf(reason, reason_size, "%s", d.rule == 2 ? old.problem : d.reason);
                 log_info("not crediting: %s", reason);
         }
         if (credited_bits == 0 && old.raw_size > 0) {
@@ -464,13 +429,76 @@ int seed_load(const SeedOptions *o) {
                         log_warning_errno(r, "Failed to mix the old seed into the pool: %m");
         }
 
+        *ret_credited_bits = credited_bits;
+        *ret_replacement_creditable = creditable_next && facts.replacement_durable;
+        return ret;
+}
+
+int seed_load(const SeedOptions *o) {
+        _cleanup_close_ int dfd = -EBADF;
+        _cleanup_free_ char *seed_path = NULL;
+        _cleanup_(machine_done) Machine m = {};
+        SeedStat dst = {};
+        CredentialResult cred;
+        size_t cred_bits = 0, credited_bits = 0;
+        unsigned legacy_mixed = 0;
+        bool replacement_creditable = false;
+        const char *action;
+        char reason[CREDIT_REASON_MAX + 64] = "";
+        char state[1024];
+        int r, ret = 0, cred_error = 0;
+
+        seed_path = seed_path_of(o);
+        if (!seed_path)
+                return log_error_errno(-ENOMEM, "Out of memory");
+
+        /* 1. Lock: a concurrent load or save must not read the seed we are
+         * about to consume. Without the directory, what does not need it
+         * (step 2) is still done. */
+        dfd = seed_dir_open_locked(o->seed_dir);
+        if (dfd >= 0) {
+                r = seed_dir_stat(dfd, &dst);
+                if (r < 0)
+                        dfd = safe_close(dfd);
+                else
+                        r = dfd;
+        } else
+                r = dfd;
+        if (r < 0) {
+                snprintf(reason, sizeof(reason), "cannot open and lock the seed directory: %s", strerror(-r));
+                ret = log_error_errno(r, "not crediting: cannot open and lock the seed directory %s: %m", o->seed_dir);
+        }
+
+        /* 2. What every clone may share, mixed only: it makes clones diverge
+         * and can never make anything worse. */
+        machine_read(&m);
+        if (m.id_raw && m.id_raw_size > 0) {
+                r = pool_add_seed(m.id_raw, m.id_raw_size, false);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to mix the machine-id into the pool: %m");
+        }
+        for (size_t i = 0; i < ELEMENTSOF(legacy_seed_paths); i++) {
+                _cleanup_free_ char *p = root_path(legacy_seed_paths[i]);
+                if (p)
+                        legacy_mixed += (unsigned) mix_foreign_file(p, "legacy seed");
+        }
+        cred = load_credential(o, &cred_bits, &cred_error);
+        if (cred_error < 0)
+                ret = cred_error;
+
+        if (dfd >= 0) {
+                r = load_consume_seed(o, dfd, &dst, &m, seed_path, reason, sizeof(reason),
+                                      &credited_bits, &replacement_creditable);
+                if (r < 0)
+                        ret = r;
+        }
+
         action = ret < 0 ? "error" : credited_bits > 0 ? "credited" : "not-credited";
         snprintf(state, sizeof(state),
                  "ACTION=%s\nBITS=%zu\nSEED_PATH=%s\nREASON=%s\nCREDENTIAL=%s\nCREDENTIAL_BITS=%zu\n"
                  "LEGACY_MIXED=%u\nREPLACEMENT_CREDITABLE=%s\nBOOTTIME_USEC=%" PRIu64 "\n",
                  action, credited_bits, seed_path, reason, credential_result_to_string(cred), cred_bits,
-                 legacy_mixed, yes_no(creditable_next && facts.replacement_durable),
-                 clock_usec(CLOCK_BOOTTIME));
+                 legacy_mixed, yes_no(replacement_creditable), clock_usec(CLOCK_BOOTTIME));
         r = runstate_write("seed", state);
         if (r < 0)
                 log_warning_errno(r, "Failed to record the result in %s/seed: %m", runstate_dir());

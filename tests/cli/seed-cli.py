@@ -425,6 +425,23 @@ def read_only_directory(e):
 
 
 @case
+def seed_directory_unusable(e):
+    # The seed directory's parent is missing (/var not mounted): an error,
+    # but the credential and the machine-id are still handed to the pool.
+    data = os.urandom(32)
+    write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
+    e.seeds = os.path.join(e.top, "no", "such")
+    e.run_seed("load", expect=1)
+    check(re.search(r"not crediting: cannot open and lock the seed directory .*/no/such: No such file", e.out),
+          "message", e.out)
+    check(e.credited() == [data.hex()], "the credential must still be credited", e.out)
+    rs = e.runstate()
+    check(rs["ACTION"] == "error" and rs["CREDENTIAL"] == "credited", "runstate", str(rs))
+    e.run_seed("save", expect=1)
+    check(not os.path.exists(os.path.join(e.top, "no")), "only the last component may be created")
+
+
+@case
 def no_permission_to_credit(e):
     # Root without CAP_SYS_ADMIN (or not root): RNDADDENTROPY fails with EPERM.
     good = e.make_seed()
