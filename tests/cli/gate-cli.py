@@ -277,6 +277,15 @@ def case_notify_socket_gone(gate):
     r.cleanup()
 
 
+def case_result_unwritable(gate):
+    # The result file is for entropyctl; failing to write it must not fail the boot.
+    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "0", "ENTROPY_GATE_RUN_DIR": "/proc/version/x"})
+    check(r.rc == 0, "exit status %s, expected 0" % r.rc, r.ctx())
+    check(r.texts()[0].startswith("READY=1"), "no READY=1", r.ctx())
+    check("Failed to write the result" in r.stderr, "no warning about the result file", r.ctx())
+    r.cleanup()
+
+
 def case_enosys(gate):
     r = Run(gate, env={"FAKE_POOL_ENOSYS": "1"})
     check(r.rc == 1, "exit status %s, expected 1" % r.rc, r.ctx())
