@@ -146,7 +146,6 @@ class Env:
         return d["SEED"]
 
     def cleanup(self):
-        subprocess.run(["chattr", "-R", "-i", self.top], stderr=subprocess.DEVNULL)
         shutil.rmtree(self.top, ignore_errors=True)
 
 
