@@ -121,11 +121,12 @@ int main(int argc, char *argv[]) {
         for (int p = 0; p < nprog; p++) {
                 qsort(t[p], (size_t) n, sizeof(double), cmp);
                 median[p] = t[p][n / 2];
-                printf("%-40s median %7.1f us   p10 %7.1f us   p90 %7.1f us   (%d runs)\n",
-                       argv[2 + p], median[p], t[p][n / 10], t[p][n * 9 / 10], n);
+                printf("%-14s median %7.1f us   p10 %7.1f us   p90 %7.1f us   (%d runs)\n",
+                       basename(argv[2 + p]), median[p], t[p][n / 10], t[p][n * 9 / 10], n);
         }
         for (int p = 0; p < nprog - 1; p++)
-                printf("ratio %s / %s: %.3f\n", argv[2 + p], argv[argc - 1], median[p] / median[nprog - 1]);
+                printf("ratio %s / %s: %.3f\n", basename(argv[2 + p]), basename(argv[argc - 1]),
+                       median[p] / median[nprog - 1]);
 
         unlink(sa.sun_path);
         rmdir(path);
