@@ -325,19 +325,19 @@ static int write_next_seed(int dfd, const Machine *m, const uint8_t *old, size_t
         return r;
 }
 
-static int fresh_bytes(uint8_t *buf, size_t size, bool *ret_initialized) {
+/* Fill @buf from the kernel without blocking. Returns true only when the
+ * bytes came from an initialized CRNG; on failure (logged) @buf is zeroed
+ * and only the old seed, if any, carries a secret into the next one, which
+ * is then marked not creditable. */
+static bool fresh_bytes(uint8_t *buf, size_t size) {
         int r = pool_random_bytes(buf, size);
 
         if (r < 0) {
-                /* Only derivation input: the old seed (if any) still carries
-                 * the secret, and the result is marked not creditable. */
                 log_warning_errno(r, "Failed to get random bytes from the kernel, the new seed will not be creditable: %m");
                 erase(buf, size);
-                *ret_initialized = false;
-                return r;
+                return false;
         }
-        *ret_initialized = r > 0;
-        return 0;
+        return r > 0;
 }
 
 static char *seed_path_of(const SeedOptions *o) {
@@ -390,7 +390,7 @@ static int load_consume_seed(const SeedOptions *o, int dfd, const SeedStat *dst,
 
         /* 4. The next seed, durable before anything is credited. */
         size = seed_size_for_poolsize(pool_size_bits());
-        (void) fresh_bytes(fresh, size, &fresh_initialized);
+        fresh_initialized = fresh_bytes(fresh, size);
         creditable_next = seed_replacement_creditable(seed_credit_rules_2_to_6_hold(&facts), fresh_initialized);
         r = write_next_seed(dfd, m,
                             old.parsed ? old.file.seed : old.raw,
@@ -526,7 +526,7 @@ int seed_save(const SeedOptions *o) {
 
         machine_read(&m);
         size = seed_size_for_poolsize(pool_size_bits());
-        (void) fresh_bytes(fresh, size, &initialized);
+        initialized = fresh_bytes(fresh, size);
 
         /* Not initialized: the fresh bytes may be guessable, so chain them
          * with the old seed, which keeps whatever secret it had. */
