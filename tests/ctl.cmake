@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Configuration files, the generator and entropyctl.
 eg_unit_test(test-conf-parser)
+eg_unit_test(test-unit-name)
 
 # CLI tests: shell scripts running the real binaries against temp dirs;
 # exit 77 means a tool they need is missing (reported as skipped).

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* unit_name_is_valid(): the generator turns every accepted name into a
+ * directory name, so nothing with '/' or without a unit type may pass. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "macro.h"
+#include "unit-name.h"
+
+static void test_valid(void **state) {
+        static const char *const good[] = {
+                "ssh.service", "a.socket", "multi-user.target", "var-lib.mount", "proc-sys.automount",
+                "dev-sda2.swap", "fstrim.timer", "x.path", "user.slice", "session-1.scope", "dev-hwrng.device",
+                "getty@tty1.service", "cert@.service", "systemd-fsck@dev-disk-by\\x2duuid-1234.service",
+                "a:b_c.d-e.service",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(good); i++)
+                if (!unit_name_is_valid(good[i]))
+                        fail_msg("rejected %s", good[i]);
+}
+
+static void test_invalid(void **state) {
+        static const char *const bad[] = {
+                "", ".service", "ssh", "ssh.", "ssh.bogus", "ssh.Service", "a/b.service", "../x.service",
+                "@.service", "@x.service", "a@b@c.service", "a b.service", "a,b.service",
+                "caf\xc3\xa9.service", "a\n.service", "ssh.service/", "ssh.service.d",
+        };
+        char longname[UNIT_NAME_MAX + 16];
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                if (unit_name_is_valid(bad[i]))
+                        fail_msg("accepted '%s'", bad[i]);
+        assert_false(unit_name_is_valid(NULL));
+
+        /* UNIT_NAME_MAX counts the NUL: 255 characters pass, 256 do not. */
+        memset(longname, 'a', sizeof(longname));
+        strcpy(longname + UNIT_NAME_MAX - 1 - strlen(".service"), ".service");
+        assert_int_equal(strlen(longname), UNIT_NAME_MAX - 1);
+        assert_true(unit_name_is_valid(longname));
+        memset(longname, 'a', sizeof(longname));
+        strcpy(longname + UNIT_NAME_MAX - strlen(".service"), ".service");
+        assert_false(unit_name_is_valid(longname));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_valid),
+                cmocka_unit_test(test_invalid),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
