@@ -6,7 +6,7 @@
 # qemu exists after that. Each builds the project afresh in its own
 # directory (static for busybox, /usr layout for systemd), so a sanitizer
 # build of the test suite still boots normal binaries.
-set(EG_VM_TIERS busybox)
+set(EG_VM_TIERS busybox systemd)
 foreach(tier IN LISTS EG_VM_TIERS)
   add_test(NAME vm-${tier}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vm/${tier}-tier.sh --build-dir ${CMAKE_BINARY_DIR})

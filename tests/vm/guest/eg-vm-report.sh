@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The systemd tier's in-guest reporter: gathers what the host checks into a
+# tar archive written raw to the second disk (/dev/vdb). A disk, not the
+# serial port, because kernel messages can interleave with console output.
+
+r=/run/eg-vm-report
+rm -rf "$r"
+mkdir -p "$r"
+cd "$r" || exit 1
+
+journalctl -b -o short-monotonic --no-pager >journal.txt 2>&1
+dmesg >dmesg.txt 2>&1
+cat /proc/cmdline >cmdline.txt
+cat /etc/machine-id >machine-id.txt 2>&1
+for u in entropy-gate.service entropy-seed.service entropy-ready.target \
+         eg-vm-consumer.service eg-vm-strict.service eg-vm-gated.service systemd-random-seed.service; do
+    systemctl status --no-pager -l "$u" >"status-$u.txt" 2>&1
+    systemctl show "$u" >"show-$u.txt" 2>&1
+done
+mkdir -p runstate
+cp -a /run/entropy-gate/. runstate/ 2>/dev/null
+cp /run/eg-vm-*.uptime . 2>/dev/null
+if [ -e /var/lib/entropy-gate/seed ]; then
+    sha256sum /var/lib/entropy-gate/seed | cut -d' ' -f1 >seed.sha256
+    stat -c '%a %U %s' /var/lib/entropy-gate/seed >seed.stat
+fi
+ls -la /run/systemd/generator*/ >generator.txt 2>&1
+for d in /run/systemd/generator*/eg-vm-gated.service.d; do
+    [ -d "$d" ] && cat "$d"/* >>generator.txt 2>&1
+done
+systemctl list-dependencies --no-pager --after eg-vm-gated.service >gated-after.txt 2>&1
+systemd-analyze critical-chain --no-pager eg-vm-consumer.service >critical-chain.txt 2>&1
+if command -v entropyctl >/dev/null; then
+    entropyctl status >entropyctl-status.txt 2>&1; echo $? >entropyctl-status.rc
+    entropyctl status --json >entropyctl-status.json 2>&1
+    entropyctl timeline >entropyctl-timeline.txt 2>&1; echo $? >entropyctl-timeline.rc
+fi
+echo done >complete
+tar -cf /dev/vdb -C "$r" .
+sync
