@@ -9,6 +9,7 @@
  *     (CLOCK_BOOTTIME, the same as CLOCK_MONOTONIC unless the machine slept).
  * Whatever a source lacks is listed at the end as not found. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 
@@ -146,6 +147,29 @@ static int units_after_target(sd_bus *bus, char ***ret) {
         return sd_bus_get_property_strv(bus, SD_DEST, path, SD_UNIT, "Before", &error, ret);
 }
 
+/* As root, talk to systemd directly on its private socket, as systemctl
+ * does: it works without a D-Bus daemon (minimal images, early boot). */
+static int bus_open(sd_bus **ret) {
+        sd_bus *bus = NULL;
+        int r;
+
+        if (geteuid() == 0 && access("/run/systemd/private", F_OK) >= 0) {
+                r = sd_bus_new(&bus);
+                if (r < 0)
+                        return r;
+                r = sd_bus_set_address(bus, "unix:path=/run/systemd/private");
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+                if (r >= 0) {
+                        *ret = bus;
+                        return 0;
+                }
+                sd_bus_unref(bus);
+                bus = NULL;
+        }
+        return sd_bus_open_system(ret);
+}
+
 static int gather_bus(Timeline *t, bool *ret_target_found, bool *ret_gate_found) {
         sd_bus *bus = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -157,7 +181,7 @@ static int gather_bus(Timeline *t, bool *ret_target_found, bool *ret_gate_found)
         int r;
 
         *ret_target_found = *ret_gate_found = false;
-        r = sd_bus_open_system(&bus);
+        r = bus_open(&bus);
         if (r >= 0)
                 r = sd_bus_get_property_trivial(bus, SD_DEST, SD_PATH, SD_MANAGER,
                                                 "UserspaceTimestampMonotonic", &error, 't', &v);

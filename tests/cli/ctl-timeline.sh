@@ -28,4 +28,23 @@ grep -q '^ *3\.250000s  entropy-gate released: ready, waited 1\.250s$' "$tmp/out
 # The timed lines are in non-decreasing order.
 grep -E '^ *[0-9]+\.[0-9]{6}s  ' "$tmp/out" | awk '{ t = $1 + 0; if (t < last) exit 1; last = t }' ||
         fail "events out of order"
+# The VM tier's order checker must pass a good boot and fail a bad one.
+order="$(dirname "$0")/ctl-timeline-order.sh"
+cat >"$tmp/good" <<'TL'
+      0.000000s  kernel started
+      3.000000s  entropy-seed.service: load started
+      3.100000s  kernel: random: crng init done
+      3.150000s  entropy-seed: seed loaded, credited 2048 bits
+      4.000000s  entropy-gate.service: started waiting
+      4.100000s  entropy-gate released: ready, waited 0.000s
+      4.200000s  entropy-ready.target reached
+      9.000000s  eg-vm-gated.service started (ordered after entropy-ready.target)
+TL
+sh "$order" --seeded "$tmp/good" eg-vm-gated.service >"$tmp/order" || { cat "$tmp/order"; fail "good timeline refused"; }
+sed 's/^      4.200000s  entropy-ready/      9.500000s  entropy-ready/' "$tmp/good" >"$tmp/bad"
+if sh "$order" "$tmp/bad" eg-vm-gated.service >"$tmp/order"; then fail "unit before the target accepted"; fi
+grep -v 'crng init done' "$tmp/good" >"$tmp/bad"
+if sh "$order" "$tmp/bad" >"$tmp/order"; then fail "missing crng init accepted"; fi
+sed 's/credited 2048 bits/not credited: first boot/' "$tmp/good" >"$tmp/bad"
+if sh "$order" --seeded "$tmp/bad" >"$tmp/order"; then fail "uncredited seed accepted with --seeded"; fi
 echo "ctl-timeline: ok"
