@@ -156,24 +156,23 @@ static CredentialResult load_credential(const SeedOptions *o, size_t *ret_bits, 
         void *buf = NULL;
         size_t n = 0;
         CredentialResult result = CREDENTIAL_NONE;
-        int r = -ENOENT;
+        int r;
 
         *ret_bits = 0;
         *ret_error = 0;
+        /* Under systemd the unit's LoadCredential= hands the system
+         * credential over in $CREDENTIALS_DIRECTORY, which is then the only
+         * place to look: the service sandbox need not be able to read
+         * /run/credentials/@system itself. Run by hand or by another init
+         * system, the system credential directory is read directly. */
         if (dir && *dir) {
                 if (asprintf(&path, "%s/%s", dir, CREDENTIAL_NAME) < 0)
                         path = NULL;
-                else
-                        r = read_file_bounded(path, CREDENTIAL_MAX, &buf, &n);
-        }
-        if (r == -ENOENT) {
-                free(path);
+        } else
                 path = root_path("/run/credentials/@system/" CREDENTIAL_NAME);
-                if (path)
-                        r = read_file_bounded(path, CREDENTIAL_MAX, &buf, &n);
-        }
         if (!path)
                 return CREDENTIAL_NONE;
+        r = read_file_bounded(path, CREDENTIAL_MAX, &buf, &n);
         if (r == -ENOENT)
                 return CREDENTIAL_NONE;
         if (r < 0) {

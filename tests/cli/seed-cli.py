@@ -512,6 +512,19 @@ def credential_directory_credited(e):
 
 
 @case
+def credential_directory_is_authoritative(e):
+    # Under systemd, LoadCredential= decides: with $CREDENTIALS_DIRECTORY set,
+    # /run/credentials/@system is not read behind its back.
+    data = os.urandom(64)
+    write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
+    cred = os.path.join(e.top, "creds")
+    os.makedirs(cred)
+    e.run_seed("load", env={"CREDENTIALS_DIRECTORY": cred})
+    check(data.hex() not in e.credited() and data.hex() not in e.mixed(), "the system credential was read", e.out)
+    check(e.runstate()["CREDENTIAL"] == "none", "runstate CREDENTIAL=none")
+
+
+@case
 def credential_short_mixed(e):
     data = os.urandom(31)
     write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
