@@ -93,6 +93,9 @@ static int entry_handle(sd_journal *j, BootJournal *b) {
         if (streq_ptr(transport, "kernel")) {
                 if (!b->crng_init.found && startswith(msg, "random: crng init done"))
                         return event_set(&b->crng_init, usec, msg);
+                /* The first is the initrd's init or, without one, the system's. */
+                if (!b->init_run.found && startswith(msg, "Run ") && strstr(msg, " as init process"))
+                        return event_set(&b->init_run, usec, msg);
                 return 0;
         }
 
@@ -169,6 +172,7 @@ fail:
 
 void boot_journal_done(BootJournal *b) {
         free(b->crng_init.message);
+        free(b->init_run.message);
         for (unsigned i = 0; i < b->n_seed; i++)
                 free(b->seed[i].message);
         free(b->gate.message);

@@ -23,6 +23,7 @@ typedef struct BootJournal {
         int error;                   /* < 0: the journal could not be opened or read */
         unsigned matched;            /* entries of this boot that matched our filters */
         JournalEvent crng_init;      /* kernel: "random: crng init done" */
+        JournalEvent init_run;       /* kernel: "Run /init as init process" (the first) */
         JournalEvent seed[JOURNAL_SEED_EVENTS_MAX]; /* entropy-seed: credited / not crediting / no seed */
         unsigned n_seed;
         JournalEvent gate;           /* entropy-gate: released (initialized, or proceeding) */

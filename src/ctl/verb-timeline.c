@@ -190,7 +190,12 @@ static int gather_bus(Timeline *t, bool *ret_target_found, bool *ret_gate_found)
                 return add_note(t, "systemd is not reachable over D-Bus (%s): unit times not shown",
                                 error.message ?: strerror(-r));
         }
-        if (v > 0 && (r = add_event(t, v, "user space started (systemd)")) < 0)
+        if (v > 0 && (r = add_event(t, v, "systemd started (PID 1 on the root file system)")) < 0)
+                goto out;
+        sd_bus_error_free(&error);
+        /* Zero unless systemd itself ran in the initrd. */
+        if (sd_bus_get_property_trivial(bus, SD_DEST, SD_PATH, SD_MANAGER, "InitRDTimestampMonotonic", &error, 't', &v) >= 0 &&
+            v > 0 && (r = add_event(t, v, "systemd started in the initrd")) < 0)
                 goto out;
 
         r = unit_times(bus, "entropy-seed.service", &ut);
@@ -273,6 +278,9 @@ static int gather(Timeline *t, BootJournal *j) {
         if (r < 0)
                 return r;
         if (j->error < 0 && (r = add_note(t, "the journal could not be read: %s", strerror(-j->error))) < 0)
+                return r;
+
+        if (j->init_run.found && (r = add_event(t, j->init_run.usec, "user space started: %s", j->init_run.message)) < 0)
                 return r;
 
         if (j->crng_init.found)

@@ -6,6 +6,7 @@ on the host with the real pool and on constructed state with the fake pool:
 each seed-file verdict, the runstate results, the trust options, exit codes.
 
 Usage: ctl-status.py ENTROPYCTL ENTROPYCTL_FAKE_POOL SCHEMA
+       ctl-status.py --validate STATUS_JSON_FILE SCHEMA
 """
 import hashlib
 import json
@@ -15,7 +16,6 @@ import subprocess
 import sys
 import tempfile
 
-ctl, ctl_fake, schema_path = sys.argv[1:4]
 failures = 0
 
 
@@ -62,6 +62,16 @@ def validate(value, schema, where="$"):
     return errors
 
 
+if len(sys.argv) == 4 and sys.argv[1] == "--validate":
+    # For output captured elsewhere (the VM tier): ctl-status.py --validate FILE SCHEMA
+    schema = json.load(open(sys.argv[3]))
+    errors = validate(json.load(open(sys.argv[2])), schema)
+    for err in errors:
+        print("FAIL: schema:", err)
+    print("valid" if not errors else "INVALID")
+    sys.exit(1 if errors else 0)
+
+ctl, ctl_fake, schema_path = sys.argv[1:4]
 schema = json.load(open(schema_path))
 
 # The validator itself must be able to fail.
