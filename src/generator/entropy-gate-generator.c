@@ -71,8 +71,15 @@ static void log_msg(int level, const char *format, ...) {
         }
         line[o] = 0;
 
-        if (log_fd >= 0 && dprintf(log_fd, "<%d>" PROGRAM ": %s\n", level, line) > 0)
-                goto finish;
+        /* One write() per record, as /dev/kmsg wants; not dprintf(), which
+         * lseek()s the fd first, and /dev/kmsg refuses SEEK_CUR. */
+        if (log_fd >= 0) {
+                char record[1100];
+                int k = snprintf(record, sizeof(record), "<%d>" PROGRAM ": %s\n", level, line);
+
+                if (k > 0 && write(log_fd, record, (size_t) k) == k)
+                        goto finish;
+        }
         fprintf(stderr, PROGRAM ": %s\n", line);
 finish:
         errno = saved_errno;
