@@ -201,13 +201,13 @@ static int gather_bus(Timeline *t, bool *ret_target_found, bool *ret_gate_found)
         r = unit_times(bus, "entropy-seed.service", &ut);
         if (r < 0)
                 goto out;
-        if (ut.inactive_exit > 0 && (r = add_event(t, ut.inactive_exit, "entropy-seed.service: load started")) < 0)
+        if (ut.inactive_exit > 0 && (r = add_event(t, ut.inactive_exit, "entropy-seed.service: starting (load)")) < 0)
                 goto out;
 
         r = unit_times(bus, "entropy-gate.service", &ut);
         if (r < 0)
                 goto out;
-        if (ut.inactive_exit > 0 && (r = add_event(t, ut.inactive_exit, "entropy-gate.service: started waiting")) < 0)
+        if (ut.inactive_exit > 0 && (r = add_event(t, ut.inactive_exit, "entropy-gate.service: starting")) < 0)
                 goto out;
         if (ut.active_enter > 0) {
                 *ret_gate_found = true;

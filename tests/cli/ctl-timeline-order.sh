@@ -41,10 +41,10 @@ before() { # before A B: A happened no later than B (both found)
 }
 
 need kernel '^ *0\.000000s  kernel started$'
-need seed_start 'entropy-seed\.service: load started'
+need seed_start 'entropy-seed\.service: starting'
 need seed 'entropy-seed: seed loaded'
 need crng 'kernel: random: crng init done'
-need gate_start 'entropy-gate\.service: started waiting'
+need gate_start 'entropy-gate\.service: starting'
 need gate_released 'entropy-gate released: |entropy-gate\.service: ready'
 need target 'entropy-ready\.target reached'
 before kernel seed_start

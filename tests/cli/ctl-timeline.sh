@@ -32,10 +32,10 @@ grep -E '^ *[0-9]+\.[0-9]{6}s  ' "$tmp/out" | awk '{ t = $1 + 0; if (t < last) e
 order="$(dirname "$0")/ctl-timeline-order.sh"
 cat >"$tmp/good" <<'TL'
       0.000000s  kernel started
-      3.000000s  entropy-seed.service: load started
+      3.000000s  entropy-seed.service: starting (load)
       3.100000s  kernel: random: crng init done
       3.150000s  entropy-seed: seed loaded, credited 2048 bits
-      4.000000s  entropy-gate.service: started waiting
+      4.000000s  entropy-gate.service: starting
       4.100000s  entropy-gate released: ready, waited 0.000s
       4.200000s  entropy-ready.target reached
       9.000000s  eg-vm-gated.service started (ordered after entropy-ready.target)
