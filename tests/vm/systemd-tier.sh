@@ -99,7 +99,7 @@ vm_debian_rootfs() {
 vm_disk_initrd() {
     local kdir=$1 base key out ov
     base=$(vm_busybox_base)
-    key=$(cat "$base" "$kdir/modules.order" "$EG_VM_DIR/guest/initrd-init.sh" | sha256sum | cut -c1-16)
+    key=$(cat "$base" "$kdir/version" "$kdir/modules.order" "$EG_VM_DIR/guest/initrd-init.sh" | sha256sum | cut -c1-16)
     out=$EG_VM_CACHE/initrd-disk-$key.cpio
     if [ ! -e "$out" ]; then
         ov=$(mktemp -d)
@@ -158,7 +158,7 @@ chroot "$root" systemctl enable entropy-seed.service entropy-gate.service $units
 machine_id=$(vm_new_machine_id)
 echo "$machine_id" >"$root/etc/machine-id"
 vm_log "image: entropyctl=$have_ctl generator=$have_gen machine-id=$machine_id"
-mkfs.ext4 -q -F -L egroot -d "$root" "$work/boot/pristine.img" 1G || vm_die "mkfs.ext4 failed"
+mkfs.ext4 -q -F -L egroot -d "$root" "$work/boot/pristine.img" 1G >&2 || vm_die "mkfs.ext4 failed"
 rm -rf "$root"
 
 # ---------------------------------------------------------------- boots
@@ -316,6 +316,7 @@ check_gate_claim "$r" boot1
 vm_check "boot1: the seed helper found no seed to credit ($(rs "$r" seed ACTION): $(rs "$r" seed REASON))" \
     test "$(rs "$r" seed ACTION)" = not-credited
 vm_check "boot1: the gate started before 'crng init done' (systemd forked it at ${f_gate_start:-?})" vm_lt "${f_gate_start:-9e9}" "${f_crng:-0}"
+sed 's/^/[boot1 status] /' "$r/status-entropy-gate.service.txt" >&2
 b1_wait=$f_wait; b1_target=$f_target; b1_crng=$f_crng; b1_main=$f_gate_main; b1_fork=$f_gate_start
 sha1=$(disk_seed_sha "$work/boot/disk.img")
 vm_check "boot1: a seed was saved at shutdown" test -n "$sha1"
@@ -341,6 +342,7 @@ check_ordering "$r" boot2
 sha2=$(cat "$r/seed.sha256" 2>/dev/null || true)
 vm_check "boot2: the seed on disk is a new one ($sha2 != $sha1)" test -n "$sha2" -a "$sha2" != "$sha1"
 vm_check "boot2: the seed file is 0600 root ($(cat "$r/seed.stat" 2>/dev/null))" grep -q '^600 root ' "$r/seed.stat"
+sed 's/^/[boot2 status] /' "$r/status-entropy-gate.service.txt" >&2
 b2_wait=$f_wait; b2_target=$f_target; b2_crng=$f_crng; b2_main=$f_gate_main; b2_fork=$f_gate_start
 if [ "$have_ctl" = 1 ]; then
     vm_check "boot2: entropyctl status exits 0 (initialized)" test "$(cat "$r/entropyctl-status.rc" 2>/dev/null)" = 0
