@@ -10,21 +10,25 @@
 #            "entropy-seed load": the gate finds the pool ready, waits < 0.1 s
 #   readyfd  --ready-fd readiness reaches a supervisor script
 #
-# Usage: busybox-tier.sh [--build-dir DIR] [--work-dir DIR]
+# Usage: busybox-tier.sh [--build-dir DIR] [--work-dir DIR] [--musl]
+#   --musl: link the binaries with musl-gcc (as OpenWrt does) instead of
+#           glibc's libc.a; musl-gcc gets the kernel's UAPI headers only.
 # Exit: 0 pass, 1 fail, 77 skipped (not root, or no qemu even after apt-get).
 
 source "$(dirname "$0")/lib.sh"
 
 build_dir=$EG_SOURCE_DIR/build-vm
 work=
+musl=0
 while [ $# -gt 0 ]; do
     case $1 in
+        --musl) musl=1; shift ;;
         --build-dir) build_dir=$2; shift 2 ;;
         --work-dir) work=$2; shift 2 ;;
-        *) echo "usage: $0 [--build-dir DIR] [--work-dir DIR]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--build-dir DIR] [--work-dir DIR] [--musl]" >&2; exit 2 ;;
     esac
 done
-work=${work:-$build_dir/vm-busybox}
+work=${work:-$build_dir/vm-busybox$( [ "$musl" = 1 ] && echo -musl)}
 
 vm_setup qemu kernel busybox cpio kmod build
 tier_start=$(date +%s)
@@ -34,7 +38,21 @@ tier_start=$(date +%s)
 vm_log "building static binaries in $work/static"
 rm -rf "$work/root" "$work/boot"
 mkdir -p "$work/root" "$work/boot"
-cmake -S "$EG_SOURCE_DIR" -B "$work/static" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cc_env=()
+if [ "$musl" = 1 ]; then
+    vm_install_deps musl
+    command -v musl-gcc >/dev/null || vm_die "musl-gcc is missing (apt-get install musl-tools)"
+    # musl-gcc sees no /usr/include; the kernel's UAPI headers alone, as an
+    # OpenWrt toolchain has them.
+    kh=$work/kernel-headers
+    mkdir -p "$kh"
+    ln -sfn /usr/include/linux "$kh/linux"
+    ln -sfn /usr/include/asm-generic "$kh/asm-generic"
+    ln -sfn "/usr/include/$(gcc -dumpmachine)/asm" "$kh/asm"
+    cc_env=(CC=musl-gcc "CFLAGS=-isystem $kh")
+    rm -rf "$work/static"
+fi
+env "${cc_env[@]}" cmake -S "$EG_SOURCE_DIR" -B "$work/static" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_INSTALL_PREFIX=/usr -DENTROPY_GATE_STATIC=ON -DENTROPY_GATE_CTL=OFF \
     -DENTROPY_GATE_TESTS=OFF >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log" >&2; vm_die "cmake configure failed"; }
 cmake --build "$work/static" -j"$(nproc)" >>"$work/cmake.log" 2>&1 || { tail -n 40 "$work/cmake.log" >&2; vm_die "build failed"; }

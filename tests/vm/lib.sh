@@ -76,6 +76,7 @@ vm_install_deps() {
             e2fs)        { command -v mkfs.ext4 >/dev/null && command -v debugfs >/dev/null; } || want+=(e2fsprogs) ;;
             cpio)        command -v cpio >/dev/null || want+=(cpio) ;;
             kmod)        command -v modprobe >/dev/null || want+=(kmod) ;;
+            musl)        command -v musl-gcc >/dev/null || want+=(musl-tools) ;;
             ctl)         pkg-config --exists libsystemd libudev 2>/dev/null || want+=(libsystemd-dev libudev-dev) ;;
             build)       for p in cmake gcc make pkg-config; do
                              command -v $p >/dev/null || want+=("$p")
