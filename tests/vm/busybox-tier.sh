@@ -144,10 +144,11 @@ vm_check "cold: gate returned after 'crng init done' ($crng <= $gend)" vm_le "${
 cold_wait=$(vm_get "$log" gate.WAITED_USEC)
 cold_end=$(vm_get "$log" gate.END_BOOTTIME_USEC)
 # The gate's own CLOCK_BOOTTIME release time against the kernel's printk
-# clock: both count from boot; allow 50 ms for the clocks' different sources.
+# clock: both count from boot; allow 50 ms for the clocks' different sources
+# and, above, 2 s for a loaded host stalling the emulated CPU.
 [ -n "$cold_end" ] && [ -n "$crng" ] &&
-    vm_check "cold: gate's release ($(usec_to_s "$cold_end") s boottime) within [crng init done - 0.05, +0.5] s ($crng)" \
-        awk -v e="$(usec_to_s "$cold_end")" -v c="$crng" 'BEGIN { exit !(e >= c - 0.05 && e <= c + 0.5) }'
+    vm_check "cold: gate's release ($(usec_to_s "$cold_end") s boottime) within [crng init done - 0.05, +2] s ($crng)" \
+        awk -v e="$(usec_to_s "$cold_end")" -v c="$crng" 'BEGIN { exit !(e >= c - 0.05 && e <= c + 2) }'
 vm_check "cold: 'entropy-seed save' with the pool ready exits 0" test "$(vm_get "$log" save_rc)" = 0
 vm_get "$log" seed_b64 | base64 -d >"$work/boot/saved-seed" 2>/dev/null || true
 vm_check "cold: the saved seed came back over the serial port" test -s "$work/boot/saved-seed"

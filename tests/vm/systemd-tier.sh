@@ -432,6 +432,8 @@ fi
 
 timeline "$work/boot/boot1" "boot 1: no seed on disk, cold pool"
 timeline "$work/boot/boot2" "boot 2: the seed saved at the end of boot 1"
+printf '\nkernel "crng init done": boot 1 at %s s, boot 2 at %s s; entropy-ready.target: boot 1 at %s s, boot 2 at %s s\n' \
+    "${b1_crng:-?}" "${b2_crng:-?}" "${b1_target:-?}" "${b2_target:-?}"
 echo
 tier_s=$(( $(date +%s) - tier_start ))
 vm_log "systemd tier: gate wait boot1 ${b1_wait:-?} us, boot2 ${b2_wait:-?} us, clone ${clone_wait:-?} us, coldgate ${cg_wait:-?} us;" \
