@@ -64,8 +64,7 @@ for b in entropy-gate entropy-seed; do
     fi
 done
 
-kdir=$(vm_kernel_cache)
-base=$(vm_busybox_base)
+kdir=$(vm_kernel_cache) && base=$(vm_busybox_base) || vm_die "could not prepare the kernel or the initramfs"
 machine_id=$(vm_new_machine_id)
 vm_log "kernel $(cat "$kdir/version"), guest machine-id $machine_id"
 

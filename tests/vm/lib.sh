@@ -111,6 +111,21 @@ vm_setup() {
     mkdir -p "$EG_VM_CACHE"
 }
 
+# ---------------------------------------------------------------- cache
+
+# Several runs may share one cache (CTest runs the tiers one by one, but a
+# person may start a tier beside them): whoever fills an entry holds this
+# lock, the others wait and then find the entry done. Callers run inside
+# $(...), so the lock is released when their subshell exits at the latest.
+vm_cache_lock() {
+    exec 9>"$EG_VM_CACHE/.lock"
+    flock 9
+}
+vm_cache_unlock() {
+    flock -u 9
+    exec 9>&-
+}
+
 # ---------------------------------------------------------------- kernel
 
 # The newest installed Debian kernel with its modules directory.
@@ -132,6 +147,7 @@ vm_kernel_cache() {
     local kver dir
     kver=$(vm_kernel_version)
     dir=$EG_VM_CACHE/kernel-$kver
+    vm_cache_lock
     if [ ! -e "$dir/.done" ]; then
         rm -rf "$dir"
         mkdir -p "$dir/modules"
@@ -149,6 +165,7 @@ vm_kernel_cache() {
         echo "$kver" >"$dir/version"
         touch "$dir/.done"
     fi
+    vm_cache_unlock
     echo "$dir"
 }
 
@@ -167,6 +184,7 @@ vm_busybox_base() {
     local key dir out
     key=$(sha256sum /bin/busybox | cut -c1-16)
     out=$EG_VM_CACHE/busybox-base-$key.cpio
+    vm_cache_lock
     if [ ! -e "$out" ]; then
         dir=$(mktemp -d)
         mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,run,tmp,etc,var/lib,newroot,lib/modules}
@@ -181,6 +199,7 @@ vm_busybox_base() {
         mv "$out.tmp" "$out"
         rm -rf "$dir"
     fi
+    vm_cache_unlock
     echo "$out"
 }
 

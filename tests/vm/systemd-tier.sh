@@ -83,6 +83,7 @@ vm_debian_rootfs() {
     key=$({ echo "$EG_VM_SUITE $EG_VM_INCLUDE $mirror"; declare -f vm_customize_rootfs; } |
           sha256sum | cut -c1-16)
     dir=$EG_VM_CACHE/debian-$EG_VM_SUITE-$key
+    vm_cache_lock
     if [ ! -e "$dir/.done" ]; then
         vm_log "debootstrapping $EG_VM_SUITE from $mirror into $dir (about a minute)"
         rm -rf "$dir"
@@ -93,6 +94,7 @@ vm_debian_rootfs() {
         vm_customize_rootfs "$dir/rootfs"
         touch "$dir/.done"
     fi
+    vm_cache_unlock
     echo "$dir/rootfs"
 }
 
@@ -103,6 +105,7 @@ vm_disk_initrd() {
     base=$(vm_busybox_base)
     key=$(cat "$base" "$kdir/version" "$kdir/modules.order" "$EG_VM_DIR/guest/initrd-init.sh" | sha256sum | cut -c1-16)
     out=$EG_VM_CACHE/initrd-disk-$key.cpio
+    vm_cache_lock
     if [ ! -e "$out" ]; then
         ov=$(mktemp -d)
         mkdir -p "$ov/lib/modules"
@@ -114,6 +117,7 @@ vm_disk_initrd() {
         rm -rf "$ov" "$out.ov"
         mv "$out.tmp" "$out"
     fi
+    vm_cache_unlock
     echo "$out"
 }
 
@@ -128,9 +132,9 @@ cmake -S "$EG_SOURCE_DIR" -B "$work/dist" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 cmake --build "$work/dist" -j"$(nproc)" >>"$work/cmake.log" 2>&1 ||
     { tail -n 40 "$work/cmake.log" >&2; vm_die "build failed"; }
 
-kdir=$(vm_kernel_cache)
-initrd=$(vm_disk_initrd "$kdir")
-base_rootfs=$(vm_debian_rootfs)
+kdir=$(vm_kernel_cache) && initrd=$(vm_disk_initrd "$kdir") && base_rootfs=$(vm_debian_rootfs) ||
+    vm_die "could not prepare the kernel, initramfs or image"
+[ -d "$base_rootfs" ] || vm_die "no debootstrapped tree at '$base_rootfs'"
 
 vm_log "assembling the image"
 cp -a "$base_rootfs" "$work/rootfs"
