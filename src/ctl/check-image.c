@@ -4,26 +4,43 @@
 #include <sys/stat.h>
 
 #include "check-image.h"
+#include "machine-id.h"
 #include "macro.h"
+#include "seed-store.h"
 
-const ImageCheck image_checks[] = {
-        { "var/lib/entropy-gate/seed", IMAGE_SEED, "entropy-gate seed",
-          "every clone would load the same seed; with a shared machine-id each would also credit it" },
-        { "var/lib/systemd/random-seed", IMAGE_SEED, "systemd random seed",
-          "systemd-random-seed loads it on every clone (and credits it where configured to)" },
-        { "var/lib/seedrng/seed.credit", IMAGE_SEED, "SeedRNG creditable seed",
-          "SeedRNG credits it: every clone would count the same bytes as entropy" },
-        { "var/lib/seedrng/seed.no-credit", IMAGE_SEED, "SeedRNG seed",
-          "mixed on every clone: not credited, but no secret either" },
-        { "etc/urandom.seed", IMAGE_SEED, "urandom seed (init scripts)",
-          "init scripts write it to /dev/urandom on every clone" },
-        { "etc/machine-id", IMAGE_MACHINE_ID, "machine ID",
-          "every clone would have the same machine ID, and seeds bound to it would pass the binding check on each; "
-          "'uninitialized' makes systemd generate one at first boot" },
-};
-const unsigned image_checks_count = ELEMENTSOF(image_checks);
+#define OUR_SEED_WHY "every clone would load the same seed; with a shared machine-id each would also credit it"
+#define MACHINE_ID_WHY "every clone would have the same machine ID, and seeds bound to it would pass the binding " \
+        "check on each; 'uninitialized' makes systemd generate one at first boot"
 
-#define MACHINE_ID_READ_MAX 128
+int image_checks_build(const char *seed_dir, ImageCheck **ret, size_t *ret_n) {
+        size_t n = 0;
+        ImageCheck *c;
+        char *ours;
+
+        c = calloc(legacy_seeds_count + 2, sizeof(ImageCheck));
+        if (!c)
+                return -ENOMEM;
+        while (*seed_dir == '/')
+                seed_dir++;
+        if (asprintf(&ours, "%s/%s", seed_dir, SEED_FILE_NAME) < 0) {
+                free(c);
+                return -ENOMEM;
+        }
+        c[n++] = (ImageCheck) { ours, IMAGE_SEED, "entropy-gate seed", OUR_SEED_WHY };
+        for (size_t i = 0; i < legacy_seeds_count; i++)
+                c[n++] = (ImageCheck) { legacy_seeds[i].path + 1, IMAGE_SEED, legacy_seeds[i].what, legacy_seeds[i].why };
+        c[n++] = (ImageCheck) { "etc/machine-id", IMAGE_MACHINE_ID, "machine ID", MACHINE_ID_WHY };
+        *ret = c;
+        *ret_n = n;
+        return 0;
+}
+
+void image_checks_free(ImageCheck *checks, size_t n) {
+        if (checks && n > 0)
+                free((char *) checks[0].path);
+        free(checks);
+}
+
 
 static void set_symlink(ImageFinding *f, int dfd, const char *name, const char *shown) {
         char target[256];
@@ -89,11 +106,12 @@ static int open_parent(int root_fd, const char *path, const char **ret_name, Ima
         }
 }
 
+/* Empty, or "uninitialized": systemd makes a new ID on each machine. */
 static bool machine_id_is_clean(const char *buf, size_t n) {
-        /* Empty, or "uninitialized": systemd makes a new ID on this machine. */
-        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-                n--;
-        return n == 0 || (n == strlen("uninitialized") && strncmp(buf, "uninitialized", n) == 0);
+        MachineId m;
+
+        machine_id_parse(buf, n, &m);
+        return m.state == MACHINE_ID_EMPTY || m.state == MACHINE_ID_UNINITIALIZED;
 }
 
 int image_check_one(int root_fd, const ImageCheck *c, ImageFinding *ret) {
@@ -123,7 +141,7 @@ int image_check_one(int root_fd, const ImageCheck *c, ImageFinding *ret) {
                 f.state = IMAGE_FOUND;
                 snprintf(f.detail, sizeof(f.detail), "%lld bytes", (long long) st.st_size);
         } else {
-                char buf[MACHINE_ID_READ_MAX];
+                char buf[MACHINE_ID_FILE_MAX];
                 ssize_t n;
 
                 fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);

@@ -25,8 +25,13 @@ typedef struct ImageCheck {
         const char *why;             /* why sharing it matters */
 } ImageCheck;
 
-extern const ImageCheck image_checks[];
-extern const unsigned image_checks_count;
+/* Everything to look at in an image whose configuration puts our seed in
+ * @seed_dir (absolute, as the image sees it): our seed, every legacy seed
+ * (seed-store.h) and the machine-id. A new array of *ret_n checks, whose
+ * strings point into @seed_dir's copy it holds: free with
+ * image_checks_free(). 0 or -ENOMEM. */
+int image_checks_build(const char *seed_dir, ImageCheck **ret, size_t *ret_n);
+void image_checks_free(ImageCheck *checks, size_t n);
 
 typedef struct ImageFinding {
         ImageState state;

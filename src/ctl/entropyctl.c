@@ -54,7 +54,7 @@ int main(int argc, char *argv[]) {
         unsigned nargs;
         int c;
 
-        log_open("entropyctl");
+        log_open("entropyctl", LOG_TARGET_STDERR);
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (c) {

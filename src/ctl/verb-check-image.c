@@ -4,14 +4,20 @@
 #include <stdio.h>
 
 #include "check-image.h"
+#include "config.h"
 #include "ctl.h"
 #include "log.h"
 #include "macro.h"
+#include "root.h"
 
 int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
         _cleanup_close_ int root_fd = -EBADF;
         const char *root = argv[1];
         unsigned found = 0, left = 0;
+        ImageCheck *checks = NULL;
+        size_t n_checks = 0;
+        Config config;
+        int r;
 
         /* The root itself may be a symlink (a build tool's choice); nothing below it is followed. */
         root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -20,10 +26,21 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
                 return CTL_EXIT_FAILURE;
         }
 
-        for (unsigned i = 0; i < image_checks_count; i++) {
-                const ImageCheck *c = image_checks + i;
+        /* Our seed is where the image's own configuration puts it. */
+        root_set(root);
+        r = config_load(&config, log_config_warning, NULL);
+        if (r >= 0)
+                r = image_checks_build(config.seed_dir, &checks, &n_checks);
+        config_done(&config);
+        root_set(NULL);
+        if (r < 0) {
+                log_error_errno(r, "Out of memory");
+                return CTL_EXIT_FAILURE;
+        }
+
+        for (size_t i = 0; i < n_checks; i++) {
+                const ImageCheck *c = checks + i;
                 ImageFinding f;
-                int r;
 
                 (void) image_check_one(root_fd, c, &f);
                 if (f.state == IMAGE_ABSENT || f.state == IMAGE_CLEAN)
@@ -52,6 +69,7 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
                         printf("    fixed: %s\n", c->kind == IMAGE_MACHINE_ID ? "set to \"uninitialized\"" : "removed");
         }
 
+        image_checks_free(checks, n_checks);
         if (found == 0)
                 printf("%s: clean: no seed and no machine ID that clones would share.\n", root);
         else if (left == 0)

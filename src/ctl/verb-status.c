@@ -18,9 +18,10 @@
 #include "pool.h"
 #include "proc-cmdline.h"
 #include "runstate.h"
+#include "machine-id.h"
+#include "root.h"
 #include "seed-file.h"
-
-#define MACHINE_ID_MAX 128
+#include "seed-store.h"
 
 typedef enum Binding {
         BINDING_UNKNOWN,
@@ -42,7 +43,7 @@ typedef struct SeedInfo {
         int64_t size;                /* -1: unknown */
         int valid;                   /* -1: unknown (absent or unreadable) */
         const char *problem;         /* static text */
-        char problem_buf[128];
+        char problem_buf[256];
         int64_t seed_bits;
         int creditable;
         Binding binding;
@@ -63,6 +64,9 @@ typedef struct Status {
         bool trust_cpu_set, trust_bootloader_set;
         HwRng hwrng;
         SeedInfo seed;
+        SeedRecord seed_rec;
+        GateRecord gate_rec;
+        bool have_seed_rec, have_gate_rec;
 } Status;
 
 static void status_done(Status *s) {
@@ -124,134 +128,81 @@ static void hwrng_read(HwRng *h) {
         udev_unref(udev);
 }
 
-/* $ENTROPY_GATE_ROOT prefixes /etc/machine-id, as for entropy-seed (tests). */
-static int machine_id_read(char **ret) {
-        const char *root = getenv("ENTROPY_GATE_ROOT");
-        _cleanup_free_ char *path = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        char buf[MACHINE_ID_MAX + 1];
-        ssize_t n;
-
-        if (asprintf(&path, "%s/etc/machine-id", root && *root ? root : "") < 0)
-                return -ENOMEM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        n = read(fd, buf, MACHINE_ID_MAX);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = 0;
-        while (n > 0 && strchr(" \t\r\n", buf[n - 1]))
-                buf[--n] = 0;
-        /* Empty or "uninitialized": no identity yet, as entropy-seed sees it. */
-        if (n == 0 || streq(buf, "uninitialized")) {
-                *ret = NULL;
-                return 0;
-        }
-        *ret = strdup(buf);
-        return *ret ? 1 : -ENOMEM;
-}
-
 static void seed_problem(SeedInfo *si, const char *what, const char *detail) {
         snprintf(si->problem_buf, sizeof(si->problem_buf), "%s%s%s", what, detail ? ": " : "", detail ?: "");
         si->problem = si->problem_buf;
 }
 
-static int seed_read(SeedInfo *si, const char *dir) {
-        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
-        uint8_t buf[SEED_FILE_SIZE_MAX + 1];
-        _cleanup_(seed_file_erase) SeedFile sf = {};
-        _cleanup_free_ char *mid = NULL;
-        const char *reason = NULL;
-        struct stat st;
-        ssize_t n;
+/* The seed as entropy-seed would find it, read the same way, but never
+ * locked, rewritten or credited: it is only ever replaced by rename(), so a
+ * read sees the old file or the new one, whole. */
+static int seed_read(SeedInfo *si, const char *configured_dir) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_close_ int dfd = -EBADF;
+        _cleanup_(stored_seed_done) StoredSeed stored = {};
         int r;
 
         si->size = si->seed_bits = si->age_usec = -1;
         si->valid = si->creditable = -1;
-        if (asprintf(&si->path, "%s/seed", dir) < 0) {
+        r = seed_dir_path(configured_dir, &dir);
+        if (r < 0)
+                return r;
+        if (asprintf(&si->path, "%s/%s", dir, SEED_FILE_NAME) < 0) {
                 si->path = NULL;
                 return -ENOMEM;
         }
 
-        /* No lock: the seed is only ever replaced by rename(), so a read
-         * sees the old file or the new one, whole. */
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0)
-                fd = openat(dfd, "seed", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-        if (fd < 0) {
+        if (dfd < 0) {
                 r = negative_errno();
                 if (r == -ENOENT)
                         return 0;
-                si->present = r != -ENOENT;
-                if (r == -ELOOP)
-                        seed_problem(si, "a symlink (never followed)", NULL);
-                else if (r == -EACCES)
-                        seed_problem(si, "cannot read it (needs root)", strerror(-r));
-                else
-                        seed_problem(si, "cannot read it", strerror(-r));
+                si->present = true;
+                seed_problem(si, r == -EACCES ? "cannot read it (needs root)" : "cannot read it", strerror(-r));
                 return 0;
         }
+        stored_seed_read(dfd, &stored);
+        if (!stored.exists)
+                return 0;
         si->present = true;
-        if (fstat(fd, &st) < 0) {
-                seed_problem(si, "cannot stat it", strerror(errno));
-                return 0;
-        }
-        si->size = (int64_t) st.st_size;
-        {
+        if (stored.stat.mode != S_IFLNK) {
                 usec_t now = now_usec(CLOCK_REALTIME);
-                usec_t mtime = (usec_t) st.st_mtim.tv_sec * USEC_PER_SEC + (usec_t) st.st_mtim.tv_nsec / 1000;
+                usec_t mtime = (usec_t) stored.stat.mtime.tv_sec * USEC_PER_SEC +
+                        (usec_t) stored.stat.mtime.tv_nsec / 1000;
+
+                si->size = (int64_t) stored.stat.size;
                 si->age_usec = now > mtime ? (int64_t) (now - mtime) : 0;
         }
-        if (!S_ISREG(st.st_mode)) {
-                seed_problem(si, "not a regular file", NULL);
-                si->valid = 0;
-                return 0;
-        }
-        if (st.st_size > (off_t) SEED_FILE_SIZE_MAX) {
-                seed_problem(si, "too large to be a seed file", NULL);
-                si->valid = 0;
-                return 0;
-        }
-
-        n = read(fd, buf, sizeof(buf));
-        if (n < 0) {
-                seed_problem(si, "cannot read it", strerror(errno));
-                return 0;
-        }
-        r = seed_file_parse(buf, (size_t) n, &sf, &reason);
-        erase(buf, sizeof(buf));
-        if (r < 0) {
-                seed_problem(si, "does not parse", reason ?: strerror(-r));
-                si->valid = 0;
+        if (!stored.parsed) {
+                if (stored.stat.mode == S_IFLNK)
+                        seed_problem(si, "a symlink (never followed)", NULL);
+                else if (!stored.raw && S_ISREG(stored.stat.mode) && !strstr(stored.problem, "larger"))
+                        seed_problem(si, strstr(stored.problem, "ermission") ? "cannot read it (needs root)" :
+                                     "cannot read it", stored.problem);
+                else {
+                        seed_problem(si, "does not parse", stored.problem);
+                        si->valid = 0;
+                }
                 return 0;
         }
         si->valid = 1;
-        si->seed_bits = (int64_t) sf.seed_size * 8;
-        si->creditable = sf.creditable;
+        si->seed_bits = (int64_t) stored.file.seed_size * 8;
+        si->creditable = stored.file.creditable;
 
-        if (seed_binding_is_unbound(sf.binding))
+        if (seed_binding_is_unbound(stored.file.binding))
                 si->binding = BINDING_UNBOUND;
         else {
                 uint8_t binding[SEED_BINDING_SIZE];
+                MachineId m;
 
-                r = machine_id_read(&mid);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0 && r != -ENOENT)
+                machine_id_read(&m);
+                if (m.state == MACHINE_ID_INVALID)
                         return 0;       /* unknown: say nothing rather than guess */
-                seed_binding_compute(mid, binding);
-                si->binding = memcmp(binding, sf.binding, SEED_BINDING_SIZE) == 0 ?
+                seed_binding_compute(machine_id_get(&m), binding);
+                si->binding = memcmp(binding, stored.file.binding, SEED_BINDING_SIZE) == 0 ?
                         BINDING_THIS_MACHINE : BINDING_OTHER_MACHINE;
         }
         return 0;
-}
-
-static void config_warning(void *userdata, const char *source, unsigned line, const char *message) {
-        if (line > 0)
-                log_warning("%s:%u: %s", source, line, message);
-        else
-                log_warning("%s: %s", source, message);
 }
 
 static int status_gather(Status *s) {
@@ -269,14 +220,9 @@ static int status_gather(Status *s) {
                 return negative_errno();
 
         /* The configuration, for the seed directory: as entropy-seed sees it. */
-        r = config_init(&c);
-        if (r < 0)
-                return r;
-        r = config_load_files(&c, config_warning, NULL);
+        r = config_load(&c, log_config_warning, NULL);
         if (r >= 0 && proc_cmdline_read(&cmdline) >= 0) {
-                r = config_apply_cmdline(&c, cmdline, config_warning, NULL);
-                if (r >= 0)
-                        r = proc_cmdline_get_key(cmdline, "random.trust_cpu", &s->trust_cpu);
+                r = proc_cmdline_get_key(cmdline, "random.trust_cpu", &s->trust_cpu);
                 if (r >= 0)
                         s->trust_cpu_set = r > 0;
                 if (r >= 0)
@@ -290,65 +236,19 @@ static int status_gather(Status *s) {
         if (r < 0)
                 return r;
 
+        s->have_seed_rec = seed_record_read(&s->seed_rec) > 0;
+        s->have_gate_rec = gate_record_read(&s->gate_rec) > 0;
         hwrng_read(&s->hwrng);
         return 0;
 }
 
-/* ---- Runstate ---- */
+/* ---- This boot's records ---- */
 
-static char *runstate_get(const char *file, const char *key) {
-        char *v = NULL;
-
-        if (runstate_read_key(file, key, &v) <= 0)
-                return NULL;
-        return v;
-}
-
-static bool runstate_u64(const char *file, const char *key, uint64_t *ret) {
-        _cleanup_free_ char *v = runstate_get(file, key);
-        char *end;
-        unsigned long long u;
-
-        if (!v || !*v)
-                return false;
-        errno = 0;
-        u = strtoull(v, &end, 10);
-        if (errno != 0 || *end || v[0] == '-')
-                return false;
-        *ret = u;
-        return true;
-}
-
-static void json_runstate_u64(JsonWriter *j, const char *file, const char *key, const char *name) {
-        uint64_t u;
-
-        if (runstate_u64(file, key, &u))
-                json_uint(j, name, u);
+static void json_u64_or_null(JsonWriter *j, const char *key, uint64_t v) {
+        if (v == RUNSTATE_UNKNOWN)
+                json_null(j, key);
         else
-                json_null(j, name);
-}
-
-static void json_runstate_str(JsonWriter *j, const char *file, const char *key, const char *name) {
-        _cleanup_free_ char *v = runstate_get(file, key);
-        json_string(j, name, v);
-}
-
-static void json_runstate_bool(JsonWriter *j, const char *file, const char *key, const char *name) {
-        _cleanup_free_ char *v = runstate_get(file, key);
-        int b = v ? parse_boolean(v) : -EINVAL;
-
-        if (b < 0)
-                json_null(j, name);
-        else
-                json_bool(j, name, b);
-}
-
-static bool runstate_exists(const char *file) {
-        char path[4096];
-        struct stat st;
-
-        snprintf(path, sizeof(path), "%s/%s", runstate_dir(), file);
-        return lstat(path, &st) >= 0 && S_ISREG(st.st_mode);
+                json_uint(j, key, v);
 }
 
 /* ---- Output ---- */
@@ -420,27 +320,31 @@ static void print_json(const Status *s) {
 
         json_object_begin(&j, "this_boot");
         json_string(&j, "runstate_dir", runstate_dir());
-        if (runstate_exists("seed")) {
+        if (s->have_seed_rec) {
+                const SeedRecord *r = &s->seed_rec;
+
                 json_object_begin(&j, "seed_helper");
-                json_runstate_str(&j, "seed", "ACTION", "action");
-                json_runstate_u64(&j, "seed", "BITS", "bits");
-                json_runstate_str(&j, "seed", "REASON", "reason");
-                json_runstate_str(&j, "seed", "SEED_PATH", "seed_path");
-                json_runstate_str(&j, "seed", "CREDENTIAL", "credential");
-                json_runstate_u64(&j, "seed", "CREDENTIAL_BITS", "credential_bits");
-                json_runstate_u64(&j, "seed", "LEGACY_MIXED", "legacy_mixed");
-                json_runstate_bool(&j, "seed", "REPLACEMENT_CREDITABLE", "replacement_creditable");
-                json_runstate_u64(&j, "seed", "BOOTTIME_USEC", "boottime_usec");
+                json_string(&j, "action", seed_action_to_string(r->action));
+                json_u64_or_null(&j, "bits", r->bits);
+                json_string(&j, "reason", r->reason);
+                json_string(&j, "seed_path", r->seed_path);
+                json_string(&j, "credential", credential_result_to_string(r->credential));
+                json_u64_or_null(&j, "credential_bits", r->credential_bits);
+                json_u64_or_null(&j, "legacy_mixed", r->legacy_mixed);
+                json_tristate(&j, "replacement_creditable", r->replacement_creditable);
+                json_u64_or_null(&j, "boottime_usec", r->boottime_usec);
                 json_object_end(&j);
         } else
                 json_null(&j, "seed_helper");
-        if (runstate_exists("gate")) {
+        if (s->have_gate_rec) {
+                const GateRecord *r = &s->gate_rec;
+
                 json_object_begin(&j, "gate");
-                json_runstate_str(&j, "gate", "OUTCOME", "outcome");
-                json_runstate_bool(&j, "gate", "READY_AT_START", "ready_at_start");
-                json_runstate_u64(&j, "gate", "START_BOOTTIME_USEC", "start_boottime_usec");
-                json_runstate_u64(&j, "gate", "END_BOOTTIME_USEC", "end_boottime_usec");
-                json_runstate_u64(&j, "gate", "WAITED_USEC", "waited_usec");
+                json_string(&j, "outcome", record_outcome_to_string(r->outcome));
+                json_tristate(&j, "ready_at_start", r->ready_at_start);
+                json_u64_or_null(&j, "start_boottime_usec", r->start_usec);
+                json_u64_or_null(&j, "end_boottime_usec", r->end_usec);
+                json_u64_or_null(&j, "waited_usec", r->waited_usec);
                 json_object_end(&j);
         } else
                 json_null(&j, "gate");
@@ -466,47 +370,41 @@ static const char *format_age(char *buf, size_t size, uint64_t u) {
 
 #define LABEL "%12s: "
 
-static void print_seed_helper(void) {
-        _cleanup_free_ char *action = runstate_get("seed", "ACTION"), *reason = runstate_get("seed", "REASON"),
-                *cred = runstate_get("seed", "CREDENTIAL");
-        uint64_t bits = 0, at = 0, cbits = 0;
-        bool have_at = runstate_u64("seed", "BOOTTIME_USEC", &at);
+static void print_seed_helper(const Status *s) {
+        const SeedRecord *r = &s->seed_rec;
 
-        (void) runstate_u64("seed", "BITS", &bits);
-        (void) runstate_u64("seed", "CREDENTIAL_BITS", &cbits);
-        if (!action) {
+        if (!s->have_seed_rec || r->action < 0) {
                 printf(LABEL "did not run this boot (no %s/seed)\n", "Seed load", runstate_dir());
                 return;
         }
-        if (streq(action, "credited"))
-                printf(LABEL "loaded, credited %" PRIu64 " bits", "Seed load", bits);
-        else if (streq(action, "not-credited"))
-                printf(LABEL "loaded, not credited: %s", "Seed load", reason && *reason ? reason : "no reason given");
+        if (r->action == SEED_ACTION_CREDITED)
+                printf(LABEL "loaded, credited %" PRIu64 " bits", "Seed load", r->bits == RUNSTATE_UNKNOWN ? 0 : r->bits);
+        else if (r->action == SEED_ACTION_NOT_CREDITED)
+                printf(LABEL "loaded, not credited: %s", "Seed load", r->reason[0] ? r->reason : "no reason given");
         else
-                printf(LABEL "%s%s%s", "Seed load", action, reason && *reason ? ": " : "", reason ?: "");
-        if (have_at)
-                printf(" (at %s)", FORMAT_DURATION(at));
+                printf(LABEL "%s%s%s", "Seed load", seed_action_to_string(r->action), r->reason[0] ? ": " : "", r->reason);
+        if (r->boottime_usec != RUNSTATE_UNKNOWN)
+                printf(" (at %s)", FORMAT_DURATION(r->boottime_usec));
         printf("\n");
-        if (cred && !streq(cred, "none"))
-                printf(LABEL "%s, %" PRIu64 " bits\n", "Credential", cred, cbits);
+        if (r->credential > CREDENTIAL_NONE)
+                printf(LABEL "%s, %" PRIu64 " bits\n", "Credential", credential_result_to_string(r->credential),
+                       r->credential_bits == RUNSTATE_UNKNOWN ? 0 : r->credential_bits);
 }
 
-static void print_gate(void) {
-        _cleanup_free_ char *outcome = runstate_get("gate", "OUTCOME"), *ras = runstate_get("gate", "READY_AT_START");
-        uint64_t waited = 0, end = 0;
-        bool have_end = runstate_u64("gate", "END_BOOTTIME_USEC", &end);
+static void print_gate(const Status *s) {
+        const GateRecord *r = &s->gate_rec;
 
-        (void) runstate_u64("gate", "WAITED_USEC", &waited);
-        if (!outcome) {
+        if (!s->have_gate_rec || r->outcome < 0) {
                 printf(LABEL "did not run this boot (no %s/gate)\n", "Gate", runstate_dir());
                 return;
         }
-        if (streq(outcome, "ready") && parse_boolean(ras) == 1)
+        if (r->outcome == RECORD_OUTCOME_READY && r->ready_at_start == 1)
                 printf(LABEL "released at once: initialized before it started", "Gate");
         else
-                printf(LABEL "%s after waiting %s", "Gate", outcome, FORMAT_DURATION(waited));
-        if (have_end)
-                printf(" (at %s)", FORMAT_DURATION(end));
+                printf(LABEL "%s after waiting %s", "Gate", record_outcome_to_string(r->outcome),
+                       FORMAT_DURATION(r->waited_usec == RUNSTATE_UNKNOWN ? 0 : r->waited_usec));
+        if (r->end_usec != RUNSTATE_UNKNOWN)
+                printf(" (at %s)", FORMAT_DURATION(r->end_usec));
         printf("\n");
 }
 
@@ -549,8 +447,8 @@ static void print_human(const Status *s) {
                        s->seed.binding == BINDING_UNBOUND ? "not bound to a machine" : "binding unknown",
                        format_age(age, sizeof(age), (uint64_t) MAX(s->seed.age_usec, 0)));
 
-        print_seed_helper();
-        print_gate();
+        print_seed_helper(s);
+        print_gate(s);
 }
 
 int verb_status(int argc, char *argv[], const CtlArgs *a) {

@@ -261,8 +261,8 @@ static int compare_events(const void *a, const void *b) {
 }
 
 static int gather(Timeline *t, BootJournal *j) {
-        _cleanup_free_ char *action = NULL, *reason = NULL, *outcome = NULL;
-        uint64_t at, bits = 0, waited = 0;
+        SeedRecord seed;
+        GateRecord gate;
         bool target_found, gate_found;
         int r;
 
@@ -291,24 +291,17 @@ static int gather(Timeline *t, BootJournal *j) {
                 return r;
 
         /* The seed: what entropy-seed recorded, else what it logged. */
-        if (runstate_read_key("seed", "ACTION", &action) > 0) {
-                char *v = NULL, *end;
-
-                if (runstate_read_key("seed", "BITS", &v) > 0)
-                        bits = strtoull(v, &end, 10);
-                free(v);
-                v = NULL;
-                if (runstate_read_key("seed", "BOOTTIME_USEC", &v) > 0 && (at = strtoull(v, &end, 10)) > 0) {
-                        (void) runstate_read_key("seed", "REASON", &reason);
-                        if (streq(action, "credited"))
-                                r = add_event(t, at, "entropy-seed: seed loaded, credited %" PRIu64 " bits", bits);
-                        else
-                                r = add_event(t, at, "entropy-seed: seed loaded, %s%s%s",
-                                              streq(action, "not-credited") ? "not credited" : action,
-                                              reason && *reason ? ": " : "", reason ?: "");
-                } else
+        if (seed_record_read(&seed) > 0 && seed.action >= 0) {
+                if (seed.boottime_usec == RUNSTATE_UNKNOWN || seed.boottime_usec == 0)
                         r = add_missing(t, "the time in %s/seed", runstate_dir());
-                free(v);
+                else if (seed.action == SEED_ACTION_CREDITED)
+                        r = add_event(t, seed.boottime_usec, "entropy-seed: seed loaded, credited %" PRIu64 " bits",
+                                      seed.bits == RUNSTATE_UNKNOWN ? 0 : seed.bits);
+                else
+                        r = add_event(t, seed.boottime_usec, "entropy-seed: seed loaded, %s%s%s",
+                                      seed.action == SEED_ACTION_NOT_CREDITED ? "not credited" :
+                                      seed_action_to_string(seed.action),
+                                      seed.reason[0] ? ": " : "", seed.reason);
                 if (r < 0)
                         return r;
         } else if (j->n_seed > 0) {
@@ -319,18 +312,13 @@ static int gather(Timeline *t, BootJournal *j) {
                 return r;
 
         /* The gate: its own record of when it let go and how long it waited. */
-        if (runstate_read_key("gate", "OUTCOME", &outcome) > 0) {
-                char *v = NULL, *end;
-
-                if (runstate_read_key("gate", "WAITED_USEC", &v) > 0)
-                        waited = strtoull(v, &end, 10);
-                free(v);
-                v = NULL;
-                if (runstate_read_key("gate", "END_BOOTTIME_USEC", &v) > 0 && (at = strtoull(v, &end, 10)) > 0)
-                        r = add_event(t, at, "entropy-gate released: %s, waited %s", outcome, FORMAT_DURATION(waited));
-                else
+        if (gate_record_read(&gate) > 0 && gate.outcome >= 0) {
+                if (gate.end_usec == RUNSTATE_UNKNOWN || gate.end_usec == 0)
                         r = add_missing(t, "the time in %s/gate", runstate_dir());
-                free(v);
+                else
+                        r = add_event(t, gate.end_usec, "entropy-gate released: %s, waited %s",
+                                      record_outcome_to_string(gate.outcome),
+                                      FORMAT_DURATION(gate.waited_usec == RUNSTATE_UNKNOWN ? 0 : gate.waited_usec));
         } else if (j->gate.found)
                 r = add_event(t, j->gate.usec, "entropy-gate: %s", j->gate.message);
         else if (!gate_found && j->gate_unit.found)

@@ -12,7 +12,6 @@
 #include "macro.h"
 #include "notify.h"
 #include "paths.h"
-#include "proc-cmdline.h"
 #include "runstate.h"
 
 #define STATUS_WAITING "STATUS=Waiting for the kernel random pool to be initialized"
@@ -89,72 +88,48 @@ static void on_event(GateEvent event, usec_t elapsed, void *userdata) {
         }
 }
 
-static void on_config_warning(void *userdata, const char *source, unsigned line, const char *message) {
-        if (line > 0)
-                log_warning("%s:%u: %s", source, line, message);
-        else
-                log_warning("%s: %s", source, message);
-}
-
 /* Settings, lowest precedence first: defaults, configuration files, the
  * kernel command line, then the explicit options. */
 static int load_config(Config *c, const GateArgs *args) {
-        _cleanup_free_ char *cmdline = NULL;
         int r;
 
-        r = config_init(c);
+        r = config_load(c, log_config_warning, NULL);
         if (r < 0)
-                return log_error_errno(r, "Failed to set up the configuration: %m");
-
-        /* Configuration files, between the defaults and the kernel command line. */
-        r = config_load_files(c, on_config_warning, NULL);
-        if (r < 0)
-                return log_error_errno(r, "Failed to load the configuration files: %m");
-
-        r = proc_cmdline_read(&cmdline);
-        if (r < 0)
-                log_full_errno(LOG_DEBUG, r, "Failed to read the kernel command line, ignoring: %m");
-        else {
-                r = config_apply_cmdline(c, cmdline, on_config_warning, NULL);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to apply the kernel command line: %m");
-        }
-
+                return log_error_errno(r, "Failed to load the configuration: %m");
         gate_args_apply(args, c);
         return 0;
 }
 
-static const char *outcome_to_string(const GateResult *res, const Config *c) {
+static RecordOutcome record_outcome(const GateResult *res, const Config *c) {
         switch (res->outcome) {
         case GATE_OUTCOME_READY:
-                return "ready";
+                return RECORD_OUTCOME_READY;
         case GATE_OUTCOME_TIMEOUT:
-                return c->on_timeout == ON_TIMEOUT_PROCEED ? "timeout-proceed" : "timeout-fail";
+                return c->on_timeout == ON_TIMEOUT_PROCEED ? RECORD_OUTCOME_TIMEOUT_PROCEED : RECORD_OUTCOME_TIMEOUT_FAIL;
         case GATE_OUTCOME_INTERRUPTED:
-                return "interrupted";
+                return RECORD_OUTCOME_INTERRUPTED;
         }
-        return "error";
+        return RECORD_OUTCOME_ERROR;
 }
 
-/* For entropyctl; the keys are documented in runstate.h. Written after
- * READY=1, so that the boot does not wait for it. */
-static void write_result(const char *outcome, const GateResult *res) {
+/* For entropyctl (runstate.h). Written after READY=1, so that the boot does
+ * not wait for it. */
+static void write_result(RecordOutcome outcome, const GateResult *res) {
+        GateRecord rec = {
+                .outcome = outcome,
+                .ready_at_start = res->ready_at_start,
+                .start_usec = res->start,
+                .end_usec = res->end,
+                .waited_usec = res->waited,
+        };
         char buf[256];
         int r;
 
-        snprintf(buf, sizeof(buf),
-                 "OUTCOME=%s\n"
-                 "READY_AT_START=%s\n"
-                 "START_BOOTTIME_USEC=%llu\n"
-                 "END_BOOTTIME_USEC=%llu\n"
-                 "WAITED_USEC=%llu\n",
-                 outcome, yes_no(res->ready_at_start),
-                 (unsigned long long) res->start,
-                 (unsigned long long) res->end,
-                 (unsigned long long) res->waited);
-        r = runstate_write("gate", buf);
+        r = gate_record_format(&rec, buf, sizeof(buf));
+        if (r >= 0)
+                r = runstate_write(RUNSTATE_GATE, buf);
         if (r < 0)
-                log_warning_errno(r, "Failed to write the result to %s/gate, ignoring: %m", runstate_dir());
+                log_warning_errno(r, "Failed to write the result to %s/%s, ignoring: %m", runstate_dir(), RUNSTATE_GATE);
 }
 
 static void barrier(const Gate *g) {
@@ -215,7 +190,7 @@ static int run(const GateArgs *args) {
                 snprintf(buf, sizeof(buf), "STATUS=Failed to wait for the kernel random pool: %s", strerror(-r));
                 notify(&g, buf);
                 res.start = res.end = now_usec(CLOCK_BOOTTIME);
-                write_result("error", &res);
+                write_result(RECORD_OUTCOME_ERROR, &res);
                 barrier(&g);
                 config_done(&config);
                 return GATE_EXIT_ERROR;
@@ -268,7 +243,7 @@ static int run(const GateArgs *args) {
                 break;
         }
 
-        write_result(ret == GATE_EXIT_ERROR ? "error" : outcome_to_string(&res, &config), &res);
+        write_result(ret == GATE_EXIT_ERROR ? RECORD_OUTCOME_ERROR : record_outcome(&res, &config), &res);
         /* Last: systemd must have taken in our messages before we exit. */
         barrier(&g);
         config_done(&config);
@@ -279,7 +254,10 @@ int main(int argc, char *argv[]) {
         GateArgs args;
         char error[256];
 
-        log_open("entropy-gate");
+        log_open("entropy-gate", LOG_TARGET_STDERR);
+        /* A --ready-fd reader that went away is an error to report, not a
+         * reason to die silently. */
+        (void) signal(SIGPIPE, SIG_IGN);
 
         if (gate_parse_argv(argc, argv, &args, error, sizeof(error)) < 0) {
                 log_error("%s", error);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* entropy-seed: credit the seed saved on the previous boot, at most once,
- * and save the next one. The front end: options, configuration layers, the
+ * and save the next one. The front end: options, the configuration, the
  * verb table, exit codes. The work is in seed-run.c. */
 #include <getopt.h>
 #include <stdio.h>
@@ -9,8 +9,9 @@
 #include "log.h"
 #include "macro.h"
 #include "paths.h"
-#include "proc-cmdline.h"
+#include "root.h"
 #include "seed-run.h"
+#include "seed-store.h"
 
 enum {
         EXIT_DONE = 0,   /* done, credited or not */
@@ -18,57 +19,60 @@ enum {
         EXIT_USAGE = 2,
 };
 
-static const struct {
+typedef struct Verb {
         const char *name;
         int (*run)(const SeedOptions *o);
-} verbs[] = {
-        { "load", seed_load },
-        { "save", seed_save },
+        bool needs_root;             /* refuses to run on the real root */
+} Verb;
+
+static const Verb verbs[] = {
+        { "load",      seed_load,      false },
+        { "save",      seed_save,      false },
+        { "provision", seed_provision, true  },
 };
 
 static void help(void) {
-        printf("%s load|save [OPTIONS...]\n"
+        printf("%s load|save|provision [OPTIONS...]\n"
                "\n"
                "Credit the seed saved on the previous boot to the kernel's random pool,\n"
                "at most once, and replace it; or save a new seed at shutdown.\n"
                "\n"
-               "  load            mix the machine-id and legacy seeds, rotate the seed,\n"
-               "                  credit the old one if every rule holds\n"
-               "  save            write a new seed (never blocks)\n"
+               "  load               mix the machine-id, legacy seeds and the credential,\n"
+               "                     rotate the seed, credit the old one if every rule holds\n"
+               "  save               write a new seed (never blocks)\n"
+               "  provision          write a fresh creditable seed into an image (--root=)\n"
                "\n"
-               "  -h --help       show this help\n"
-               "     --version    show the version\n"
-               "     --seed-dir=DIR  seed directory (default %s)\n"
-               "     --no-credit  mix seeds into the pool, never credit them\n"
+               "  -h --help          show this help\n"
+               "     --version       show the version\n"
+               "     --seed-dir=DIR  seed directory (default %s, or Directory=)\n"
+               "     --no-credit     mix seeds into the pool, never credit them\n"
+               "     --root=DIR      take every system path inside DIR\n"
+               "     --machine-id=ID provision: bind to ID and write it to ROOT/etc/machine-id\n"
                "\n"
                "See entropy-seed(8).\n",
                program_invocation_short_name, SEED_DIR_DEFAULT);
 }
 
-static void warn_config(void *userdata, const char *source, unsigned line, const char *message) {
-        if (line > 0)
-                log_warning("%s:%u: %s", source, line, message);
-        else
-                log_warning("%s: %s", source, message);
-}
-
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_SEED_DIR, ARG_NO_CREDIT };
+        enum { ARG_VERSION = 0x100, ARG_SEED_DIR, ARG_NO_CREDIT, ARG_ROOT, ARG_MACHINE_ID };
         static const struct option options[] = {
-                { "help",      no_argument,       NULL, 'h'           },
-                { "version",   no_argument,       NULL, ARG_VERSION   },
-                { "seed-dir",  required_argument, NULL, ARG_SEED_DIR  },
-                { "no-credit", no_argument,       NULL, ARG_NO_CREDIT },
+                { "help",       no_argument,       NULL, 'h'            },
+                { "version",    no_argument,       NULL, ARG_VERSION    },
+                { "seed-dir",   required_argument, NULL, ARG_SEED_DIR   },
+                { "no-credit",  no_argument,       NULL, ARG_NO_CREDIT  },
+                { "root",       required_argument, NULL, ARG_ROOT       },
+                { "machine-id", required_argument, NULL, ARG_MACHINE_ID },
                 {}
         };
-        _cleanup_free_ char *cmdline = NULL;
-        const char *arg_seed_dir = NULL, *disabled_by = NULL;
-        bool arg_no_credit = false, credit_after_files;
+        _cleanup_free_ char *seed_dir = NULL;
+        const char *arg_seed_dir = NULL, *arg_root = NULL, *arg_machine_id = NULL;
+        bool arg_no_credit = false;
+        const Verb *verb = NULL;
         Config config;
         SeedOptions o;
         int c, r;
 
-        log_open("entropy-seed");
+        log_open("entropy-seed", LOG_TARGET_STDERR);
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (c) {
@@ -79,8 +83,8 @@ int main(int argc, char *argv[]) {
                         printf("entropy-seed %s\n", PROJECT_VERSION);
                         return EXIT_DONE;
                 case ARG_SEED_DIR:
-                        if (!*optarg) {
-                                log_error("--seed-dir= needs a directory");
+                        if (optarg[0] != '/') {
+                                log_error("--seed-dir= needs a directory, as an absolute path");
                                 return EXIT_USAGE;
                         }
                         arg_seed_dir = optarg;
@@ -88,65 +92,63 @@ int main(int argc, char *argv[]) {
                 case ARG_NO_CREDIT:
                         arg_no_credit = true;
                         break;
+                case ARG_ROOT:
+                        if (!*optarg) {
+                                log_error("--root= needs a directory");
+                                return EXIT_USAGE;
+                        }
+                        arg_root = optarg;
+                        break;
+                case ARG_MACHINE_ID:
+                        arg_machine_id = optarg;
+                        break;
                 default:
                         return EXIT_USAGE;
                 }
 
         if (optind + 1 != argc) {
-                log_error(optind >= argc ? "Missing verb: load or save (see --help)"
+                log_error(optind >= argc ? "Missing verb: load, save or provision (see --help)"
                                          : "Too many arguments (see --help)");
                 return EXIT_USAGE;
         }
-
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
-                if (!streq(argv[optind], verbs[i].name))
-                        continue;
-
-                /* Layers, lowest precedence first: defaults, configuration
-                 * files, the kernel command line, options. */
-                r = config_init(&config);
-                if (r < 0) {
-                        log_error_errno(r, "Out of memory");
-                        return EXIT_ERROR;
-                }
-                r = config_load_files(&config, warn_config, NULL);
-                if (r < 0) {
-                        config_done(&config);
-                        log_error_errno(r, "Failed to load the configuration: %m");
-                        return EXIT_ERROR;
-                }
-                credit_after_files = config.credit;
-
-                r = proc_cmdline_read(&cmdline);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to read the kernel command line, ignoring: %m");
-                else {
-                        r = config_apply_cmdline(&config, cmdline, warn_config, NULL);
-                        if (r < 0) {
-                                config_done(&config);
-                                log_error_errno(r, "Failed to apply the kernel command line: %m");
-                                return EXIT_ERROR;
-                        }
-                }
-
-                if (arg_no_credit)
-                        disabled_by = "--no-credit";
-                else if (!config.credit && credit_after_files)
-                        disabled_by = "entropy_gate.credit=0 on the kernel command line";
-                else if (!config.credit)
-                        disabled_by = "Credit=no in [Seed] of the configuration";
-
-                o = (SeedOptions) {
-                        .seed_dir = arg_seed_dir ?: config.seed_dir,
-                        .credit = config.credit && !arg_no_credit,
-                        .credit_disabled_by = disabled_by,
-                        .credit_without_machine_id = config.credit_without_machine_id,
-                };
-                r = verbs[i].run(&o);
-                config_done(&config);
-                return r < 0 ? EXIT_ERROR : EXIT_DONE;
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(argv[optind], verbs[i].name))
+                        verb = verbs + i;
+        if (!verb) {
+                log_error("Unknown verb \"%s\": load, save or provision (see --help)", argv[optind]);
+                return EXIT_USAGE;
+        }
+        if (verb->needs_root && !arg_root) {
+                log_error("%s writes into an image: it needs --root=DIR", verb->name);
+                return EXIT_USAGE;
+        }
+        if (arg_machine_id && verb->run != seed_provision) {
+                log_error("--machine-id= is for provision only");
+                return EXIT_USAGE;
         }
 
-        log_error("Unknown verb \"%s\": load or save (see --help)", argv[optind]);
-        return EXIT_USAGE;
+        /* Every path from here on is inside the root. */
+        root_set(arg_root);
+
+        /* Layers, lowest precedence first: defaults, configuration files,
+         * the kernel command line, options. */
+        r = config_load(&config, log_config_warning, NULL);
+        if (r >= 0)
+                r = seed_dir_path(arg_seed_dir ?: config.seed_dir, &seed_dir);
+        if (r < 0) {
+                config_done(&config);
+                log_error_errno(r, "Out of memory");
+                return EXIT_ERROR;
+        }
+
+        o = (SeedOptions) {
+                .seed_dir = seed_dir,
+                .credit = !arg_no_credit && !config_credit_disabled_by(&config),
+                .credit_disabled_by = arg_no_credit ? "--no-credit" : config_credit_disabled_by(&config),
+                .credit_without_machine_id = config.credit_without_machine_id,
+                .machine_id = arg_machine_id,
+        };
+        r = verb->run(&o);
+        config_done(&config);
+        return r < 0 ? EXIT_ERROR : EXIT_DONE;
 }

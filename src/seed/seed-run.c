@@ -1,333 +1,235 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "credit.h"
+#include "io-util.h"
 #include "log.h"
+#include "machine-id.h"
 #include "macro.h"
 #include "pool.h"
+#include "root.h"
 #include "runstate.h"
 #include "seed-file.h"
 #include "seed-run.h"
 #include "seed-store.h"
 #include "time-util.h"
 
-/* Bounds for files we only mix: generous for any seed format in use
- * (systemd's random-seed and SeedRNG's seeds are at most 512 bytes), small
- * enough that a huge file costs nothing. */
-#define LEGACY_SEED_MAX 4096
-#define CREDENTIAL_MAX 4096
-#define MACHINE_ID_MAX 64
 #define CREDENTIAL_NAME "entropy-gate.seed"
+#define CREDENTIAL_MAX 4096
 
-/* Seeds other tools keep: mixed uncredited, never modified. Whether they are
- * secret, or shared by every clone of an image, we cannot know. */
-static const char *const legacy_seed_paths[] = {
-        "/var/lib/systemd/random-seed",
-        "/var/lib/seedrng/seed.credit",
-        "/var/lib/seedrng/seed.no-credit",
-        "/etc/urandom.seed",
-};
+/* ---------------------------------------------------------------- mixing */
 
-/* $ENTROPY_GATE_ROOT prefixes every system path that is not the seed
- * directory (which --seed-dir names): tests point it at a fake root. */
-static char *root_path(const char *path) {
-        const char *root = getenv("ENTROPY_GATE_ROOT");
-        char *p;
-
-        if (asprintf(&p, "%s%s", root && *root ? root : "", path) < 0)
-                return NULL;
-        return p;
-}
-
-/* Why a file we only mix was skipped, for read_file_bounded()'s errors. */
-static const char *skip_reason(int r) {
-        return r == -EBADFD ? "not a regular file" :
-               r == -EFBIG ? "larger than 4096 bytes" : strerror(-r);
-}
-
-static void erase_freep(void *p, size_t n) {
-        if (p) {
-                erase(p, n);
-                free(p);
-        }
-}
-
-typedef struct Machine {
-        char *id;               /* /etc/machine-id without trailing whitespace; NULL: absent */
-        size_t id_raw_size;
-        char *id_raw;           /* the file as read, mixed into the pool */
-        bool uninitialized;
-        bool first_boot_flag;
-} Machine;
-
-static void machine_done(Machine *m) {
-        free(m->id);
-        erase_freep(m->id_raw, m->id_raw_size);
-        *m = (Machine) {};
-}
-
-static void machine_read(Machine *m) {
-        _cleanup_free_ char *mid_path = root_path("/etc/machine-id");
-        _cleanup_free_ char *fb_path = root_path("/run/systemd/first-boot");
-        void *buf = NULL;
-        size_t n = 0;
-        struct stat st;
+/* Mix bytes we do not trust into the pool, uncredited: it makes clones
+ * diverge and can never make anything worse. Returns true when mixed. */
+static bool mix(const void *buf, size_t size, const char *what, const char *path) {
         int r;
 
-        *m = (Machine) {};
-        if (!mid_path || !fb_path) {
-                /* Out of memory: treat as a first boot without an id, which
-                 * credits nothing. */
-                m->first_boot_flag = true;
-                return;
-        }
-
-        r = read_file_bounded(mid_path, MACHINE_ID_MAX, &buf, &n);
-        if (r < 0 && r != -ENOENT)
-                log_warning_errno(r, "Failed to read %s, treating it as absent: %m", mid_path);
-        if (r >= 0) {
-                char *id;
-
-                m->id_raw = buf;
-                m->id_raw_size = n;
-                id = strndup(buf, n);
-                if (id) {
-                        size_t l = strlen(id);
-                        while (l > 0 && strchr(" \t\r\n", id[l - 1]))
-                                id[--l] = 0;
-                        if (l == 0)
-                                free(id);
-                        else if (streq(id, "uninitialized")) {
-                                m->uninitialized = true;
-                                free(id);
-                        } else
-                                m->id = id;
-                }
-        }
-
-        /* Any doubt (an error other than "does not exist") counts as a
-         * first boot: it can only cost a credit, never add a wrong one. */
-        m->first_boot_flag = lstat(fb_path, &st) >= 0 || errno != ENOENT;
-}
-
-/* Mix a file we do not own into the pool, uncredited. Returns 1 when mixed. */
-static int mix_foreign_file(const char *path, const char *what) {
-        void *buf = NULL;
-        size_t n = 0;
-        int r;
-
-        r = read_file_bounded(path, LEGACY_SEED_MAX, &buf, &n);
-        if (r == -ENOENT)
-                return 0;
+        if (size == 0)
+                return false;
+        r = pool_add_seed(buf, size, false);
         if (r < 0) {
-                log_warning("Ignoring %s %s: %s", what, path, skip_reason(r));
-                return 0;
+                log_warning_errno(r, "Failed to mix %s%s%s into the pool: %m", what, path ? " " : "", path ?: "");
+                return false;
         }
-        r = n > 0 ? pool_add_seed(buf, n, false) : 0;
-        erase_freep(buf, LEGACY_SEED_MAX + 1);
-        if (r < 0) {
-                log_warning_errno(r, "Failed to mix %s %s into the pool: %m", what, path);
-                return 0;
-        }
-        return n > 0;
+        return true;
 }
 
-typedef enum CredentialResult {
-        CREDENTIAL_NONE,
-        CREDENTIAL_MIXED,
-        CREDENTIAL_CREDITED,
-} CredentialResult;
+/* Why a file we only mix was skipped. */
+static const char *skip_reason(int r, size_t max) {
+        static char buf[64];
 
-static const char *credential_result_to_string(CredentialResult c) {
-        return c == CREDENTIAL_CREDITED ? "credited" : c == CREDENTIAL_MIXED ? "mixed" : "none";
-}
-
-/* The system credential entropy-gate.seed comes from the hypervisor or the
- * boot loader, fresh for this boot, and is as secret as the channel that
- * carried it: credited when crediting is on and it is long enough to be a
- * seed (256 bits, what initializes the CRNG). */
-static CredentialResult load_credential(const SeedOptions *o, size_t *ret_bits, int *ret_error) {
-        _cleanup_free_ char *path = NULL;
-        const char *dir = getenv("CREDENTIALS_DIRECTORY");
-        void *buf = NULL;
-        size_t n = 0;
-        CredentialResult result = CREDENTIAL_NONE;
-        int r;
-
-        *ret_bits = 0;
-        *ret_error = 0;
-        /* Under systemd the unit's LoadCredential= hands the system
-         * credential over in $CREDENTIALS_DIRECTORY, which is then the only
-         * place to look: the service sandbox need not be able to read
-         * /run/credentials/@system itself. Run by hand or by another init
-         * system, the system credential directory is read directly. */
-        if (dir && *dir) {
-                if (asprintf(&path, "%s/%s", dir, CREDENTIAL_NAME) < 0)
-                        path = NULL;
-        } else
-                path = root_path("/run/credentials/@system/" CREDENTIAL_NAME);
-        if (!path)
-                return CREDENTIAL_NONE;
-        r = read_file_bounded(path, CREDENTIAL_MAX, &buf, &n);
-        if (r == -ENOENT)
-                return CREDENTIAL_NONE;
-        if (r < 0) {
-                log_warning("Ignoring credential %s: %s", path, skip_reason(r));
-                return CREDENTIAL_NONE;
-        }
-        if (n == 0)
-                goto finish;
-
-        if (o->credit && n >= SEED_SIZE_MIN) {
-                r = pool_add_seed(buf, n, true);
-                if (r >= 0) {
-                        log_info("credited %zu bits from credential %s", n * 8, path);
-                        *ret_bits = n * 8;
-                        result = CREDENTIAL_CREDITED;
-                        goto finish;
-                }
-                log_error_errno(r, "Failed to credit credential %s%s: %m", path,
-                                r == -EPERM ? " (crediting needs root with CAP_SYS_ADMIN)" : "");
-                *ret_error = r;
-        } else if (o->credit)
-                log_notice("Not crediting credential %s: %zu bytes, less than %u", path, n, SEED_SIZE_MIN);
-
-        r = pool_add_seed(buf, n, false);
-        if (r < 0)
-                log_warning_errno(r, "Failed to mix credential %s into the pool: %m", path);
-        else
-                result = CREDENTIAL_MIXED;
-
-finish:
-        erase_freep(buf, CREDENTIAL_MAX + 1);
-        return result;
-}
-
-static const char *inode_type_name(mode_t mode) {
-        switch (mode & S_IFMT) {
-        case S_IFDIR:  return "a directory";
-        case S_IFIFO:  return "a FIFO";
-        case S_IFSOCK: return "a socket";
-        case S_IFCHR:  return "a character device";
-        case S_IFBLK:  return "a block device";
-        case S_IFLNK:  return "a symbolic link";
-        default:       return "not a regular file";
-        }
-}
-
-/* What was found under the seed's name. */
-typedef struct OldSeed {
-        bool exists;            /* something is there, of whatever type */
-        SeedStat stat;
-        uint8_t *raw;           /* the bytes read, when a regular file of sane size */
-        size_t raw_size;
-        bool parsed;
-        SeedFile file;
-        char problem[96];       /* why it cannot be credited before any rule */
-} OldSeed;
-
-static void old_seed_done(OldSeed *s) {
-        erase_freep(s->raw, SEED_FILE_SIZE_MAX + 1);
-        seed_file_erase(&s->file);
-        *s = (OldSeed) {};
-}
-
-static void old_seed_read(int dfd, OldSeed *s) {
-        _cleanup_close_ int fd = -EBADF;
-        const char *reason = NULL;
-        void *buf = NULL;
-        size_t n = 0;
-        int r;
-
-        *s = (OldSeed) {};
-        fd = seed_file_open(dfd, SEED_FILE_NAME, &s->stat);
-        if (fd == -ENOENT) {
-                snprintf(s->problem, sizeof(s->problem), "no seed file");
-                return;
-        }
-        s->exists = true;
-        if (fd == -ELOOP) {
-                /* O_NOFOLLOW said no; the rename below replaces the link itself. */
-                s->stat.mode = S_IFLNK;
-                snprintf(s->problem, sizeof(s->problem), "the seed is a symbolic link, not followed");
-                return;
-        }
-        if (fd < 0) {
-                snprintf(s->problem, sizeof(s->problem), "the seed cannot be opened: %s", strerror(-fd));
-                return;
-        }
-        if (!S_ISREG(s->stat.mode)) {
-                snprintf(s->problem, sizeof(s->problem), "the seed is %s", inode_type_name(s->stat.mode));
-                return;
-        }
-
-        r = seed_file_read(fd, SEED_FILE_SIZE_MAX, &buf, &n);
+        if (r == -EBADFD || r == -EISDIR)
+                return "not a regular file";
         if (r == -EFBIG) {
-                snprintf(s->problem, sizeof(s->problem), "the seed file is larger than %zu bytes",
-                         (size_t) SEED_FILE_SIZE_MAX);
-                return;
+                snprintf(buf, sizeof(buf), "larger than %zu bytes", max);
+                return buf;
         }
-        if (r < 0) {
-                snprintf(s->problem, sizeof(s->problem), "the seed file cannot be read: %s", strerror(-r));
-                return;
-        }
-        s->raw = buf;
-        s->raw_size = n;
-        if (n == 0) {
-                snprintf(s->problem, sizeof(s->problem), "the seed file is empty");
-                return;
-        }
-        r = seed_file_parse(s->raw, n, &s->file, &reason);
-        if (r < 0) {
-                snprintf(s->problem, sizeof(s->problem), "seed file does not parse: %s", reason ?: "unknown format");
-                return;
-        }
-        s->parsed = true;
+        return strerror(-r);
 }
 
-static uint64_t clock_usec(clockid_t id) {
-        return (uint64_t) now_usec(id);
+/* Seeds other tools keep: mixed, never credited, never modified. */
+static unsigned mix_legacy_seeds(void) {
+        unsigned n = 0;
+
+        for (size_t i = 0; i < legacy_seeds_count; i++) {
+                _cleanup_free_ char *path = NULL;
+                char *buf = NULL;
+                size_t size = 0;
+                int r;
+
+                if (root_path(legacy_seeds[i].path, &path) < 0)
+                        continue;
+                r = read_file_at(AT_FDCWD, path, LEGACY_SEED_MAX, READ_SECRET, &buf, &size, NULL);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0) {
+                        log_warning("Ignoring legacy seed %s: %s", path, skip_reason(r, LEGACY_SEED_MAX));
+                        continue;
+                }
+                n += mix(buf, size, "legacy seed", path);
+                erase_free(buf, LEGACY_SEED_MAX + 1);
+        }
+        return n;
 }
 
-/* Build, serialize and durably write the next seed. Returns 0 or -errno;
- * logs nothing (the callers know what the failure means for them). */
-static int write_next_seed(int dfd, const Machine *m, const uint8_t *old, size_t old_size,
-                           const uint8_t *fresh, size_t size, bool creditable) {
-        _cleanup_(seed_file_erase) SeedFile next = {};
-        uint8_t *buf = NULL;
-        size_t bufsize = 0;
+/* ---------------------------------------------------------------- the credential */
+
+/* The system credential entropy-gate.seed: fresh bytes from the hypervisor
+ * or the boot loader for this boot, as secret as the channel that carried
+ * them. */
+typedef struct Credential {
+        char path[512];
+        char *raw;                   /* as read: mixed whatever it is */
+        size_t raw_size;
+        uint8_t *bytes;              /* what it carries: raw, or decoded from hex */
+        size_t size;
+        bool hex;
+        uint8_t hash[CREDENTIAL_HASH_SIZE];
+        bool credit;                 /* the plan */
+        char why_not[160];
+} Credential;
+
+static void credential_done(Credential *c) {
+        if (c->bytes && (char *) c->bytes != c->raw)
+                erase_free(c->bytes, c->size);
+        erase_free(c->raw, CREDENTIAL_MAX + 1);
+        erase(c->hash, sizeof(c->hash));
+        *c = (Credential) {};
+}
+
+static int unhex(char c) {
+        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Text of hex digits (one trailing newline allowed) carries 4 bits a
+ * character: decode it, so that what is credited is what it holds. Other
+ * printable text holds less than 8 bits a byte, and how much less nobody
+ * can say: it is mixed, never credited. */
+static int credential_decode(Credential *c) {
+        size_t n = c->raw_size, printable = 0;
+
+        while (n > 0 && (c->raw[n - 1] == '\n' || c->raw[n - 1] == '\r'))
+                n--;
+        for (size_t i = 0; i < n; i++)
+                printable += c->raw[i] >= 0x20 && c->raw[i] < 0x7f;
+
+        if (n > 0 && n % 2 == 0 && strspn(c->raw, "0123456789abcdefABCDEF") >= n) {
+                c->bytes = malloc(n / 2);
+                if (!c->bytes)
+                        return -ENOMEM;
+                for (size_t i = 0; i < n / 2; i++)
+                        c->bytes[i] = (uint8_t) (unhex(c->raw[2 * i]) << 4 | unhex(c->raw[2 * i + 1]));
+                c->size = n / 2;
+                c->hex = true;
+                return 0;
+        }
+        if (n > 0 && printable == n) {
+                snprintf(c->why_not, sizeof(c->why_not),
+                         "it is text, not binary or hex, so its density is unknown");
+                return 0;
+        }
+        c->bytes = (uint8_t *) c->raw;
+        c->size = c->raw_size;
+        return 0;
+}
+
+/* 1 when there is a credential, 0 when none, -errno (logged). Under
+ * systemd the unit's LoadCredential= hands it over in
+ * $CREDENTIALS_DIRECTORY, which is then the only place to look (the
+ * sandbox need not see /run/credentials/@system); run by hand or by another
+ * init, the system credential directory is read directly. */
+static int credential_read(Credential *c) {
+        const char *dir = getenv("CREDENTIALS_DIRECTORY");
         int r;
 
-        next.creditable = creditable;
-        next.seed_size = size;
-        seed_binding_compute(m->id, next.binding);
+        if (dir && *dir)
+                snprintf(c->path, sizeof(c->path), "%s/%s", dir, CREDENTIAL_NAME);
+        else
+                snprintf(c->path, sizeof(c->path), "%s/run/credentials/@system/%s", root_get() ?: "", CREDENTIAL_NAME);
 
-        /* See seed_derive(): the old seed keeps the new one as secret as it
-         * was when the fresh bytes are weak (early boot), and the fresh bytes
-         * make it unpredictable to anyone who saw the old file once. */
-        r = seed_derive(old, old_size, fresh, size,
-                        clock_usec(CLOCK_REALTIME), clock_usec(CLOCK_BOOTTIME),
-                        next.seed, size);
+        r = read_file_at(AT_FDCWD, c->path, CREDENTIAL_MAX, READ_SECRET, &c->raw, &c->raw_size, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0) {
+                log_warning("Ignoring credential %s: %s", c->path, skip_reason(r, CREDENTIAL_MAX));
+                return 0;
+        }
+        if (c->raw_size == 0)
+                return 0;
+        r = credential_decode(c);
         if (r < 0)
-                return r;
+                return log_error_errno(r, "Out of memory");
+        if (c->bytes)
+                credential_hash(c->bytes, c->size, c->hash);
+        return 1;
+}
 
-        r = seed_file_serialize(&next, &buf, &bufsize);
-        if (r < 0)
-                return r;
-        r = seed_file_write_atomic(dfd, SEED_FILE_NAME, buf, bufsize);
-        erase(buf, bufsize);
-        free(buf);
-        return r;
+/* ---------------------------------------------------------------- a run */
+
+typedef struct Load {
+        const SeedOptions *o;
+        int dfd;                     /* the locked seed directory, or -errno */
+        FileStat dir_stat;
+        MachineId machine;
+        bool first_boot_flag;
+        char boot_id[MACHINE_ID_HEX_LEN + 1];
+        StoredSeed old;
+        Credential cred;
+        bool have_cred;
+        SeedRecord record;
+        char written[RUNSTATE_MAX];  /* the record as last written */
+        char no_credit[160];         /* why nothing at all may be credited this run, "" when it may */
+        int error;                   /* the first error, already logged */
+} Load;
+
+static void load_done(Load *l) {
+        l->dfd = safe_close(l->dfd);
+        stored_seed_done(&l->old);
+        credential_done(&l->cred);
+        erase(&l->machine, sizeof(l->machine));
+}
+
+static void load_fail(Load *l, int r) {
+        if (l->error == 0)
+                l->error = r;
+}
+
+static void load_forbid_credit(Load *l, const char *format, ...) _printf_(2, 3);
+static void load_forbid_credit(Load *l, const char *format, ...) {
+        va_list ap;
+
+        if (l->no_credit[0])
+                return;
+        va_start(ap, format);
+        vsnprintf(l->no_credit, sizeof(l->no_credit), format, ap);
+        va_end(ap);
+}
+
+static bool machine_id_counts_as_invalid(const MachineId *m) {
+        return m->state == MACHINE_ID_INVALID || m->state == MACHINE_ID_EMPTY;
+}
+
+/* The first-boot flag: any doubt (an error other than "does not exist")
+ * counts as a first boot; it can only cost a credit, never add a wrong one. */
+static bool first_boot_flag_read(void) {
+        _cleanup_free_ char *path = NULL;
+        struct stat st;
+
+        if (root_path("/run/systemd/first-boot", &path) < 0)
+                return true;
+        return lstat(path, &st) >= 0 || errno != ENOENT;
 }
 
 /* Fill @buf from the kernel without blocking. Returns true only when the
  * bytes came from an initialized CRNG; on failure (logged) @buf is zeroed
  * and only the old seed, if any, carries a secret into the next one, which
- * is then marked not creditable. */
+ * is then not creditable. */
 static bool fresh_bytes(uint8_t *buf, size_t size) {
         int r = pool_random_bytes(buf, size);
 
@@ -339,211 +241,404 @@ static bool fresh_bytes(uint8_t *buf, size_t size) {
         return r > 0;
 }
 
-static char *seed_path_of(const SeedOptions *o) {
-        char *p;
-        if (asprintf(&p, "%s/%s", o->seed_dir, SEED_FILE_NAME) < 0)
-                return NULL;
-        return p;
+/* Build and durably write the next seed: derived from the old one (or
+ * none), fresh kernel bytes and both clocks (see seed_derive()), bound to
+ * this machine. */
+static int write_next_seed(int dfd, const MachineId *m, const uint8_t *old, size_t old_size, bool want_creditable,
+                           bool *ret_creditable) {
+        _cleanup_(seed_file_erase) SeedFile next = {};
+        uint8_t fresh[SEED_SIZE_MAX];
+        bool initialized;
+        size_t size;
+        int r;
+
+        size = seed_size_for_poolsize(pool_size_bits());
+        initialized = fresh_bytes(fresh, size);
+
+        /* Creditable only when derived from a secret this machine alone held,
+         * or from an initialized CRNG; never when the machine-id that binds
+         * it cannot be read. */
+        next.creditable = seed_replacement_creditable(want_creditable, initialized) &&
+                !machine_id_counts_as_invalid(m);
+        next.seed_size = size;
+        seed_binding_compute(machine_id_get(m), next.binding);
+        r = seed_derive(old, old_size, fresh, size, now_usec(CLOCK_REALTIME), now_usec(CLOCK_BOOTTIME),
+                        next.seed, size);
+        erase(fresh, sizeof(fresh));
+        if (r < 0)
+                return r;
+        r = stored_seed_write(dfd, &next);
+        if (r >= 0 && ret_creditable)
+                *ret_creditable = next.creditable;
+        return r;
 }
 
-/* Steps 3 to 5 of load, on the locked directory: read our seed, write its
- * replacement durably, then credit or mix the old one. Fills @reason (empty
- * when credited) and returns 0 or a negative errno already logged. */
-static int load_consume_seed(const SeedOptions *o, int dfd, const SeedStat *dst, const Machine *m,
-                             const char *seed_path, char *reason, size_t reason_size,
-                             size_t *ret_credited_bits, bool *ret_replacement_creditable) {
-        _cleanup_(old_seed_done) OldSeed old = {};
-        uint8_t fresh[SEED_SIZE_MAX];
-        struct seed_facts facts;
-        CreditDecision d;
-        size_t size, credited_bits = 0;
-        bool fresh_initialized = false, creditable_next;
-        int r, ret = 0;
+static void facts_fill(const Load *l, struct seed_facts *f) {
+        const MachineId *m = &l->machine;
 
-        /* 3. Our seed, bounded and without following or blocking. */
-        old_seed_read(dfd, &old);
-        if (!old.exists)
-                log_info("No seed file %s yet, writing a fresh one.", seed_path);
-
-        facts = (struct seed_facts) {
-                .credit_enabled = o->credit,
-                .credit_disabled_by = o->credit_disabled_by,
-                .file_parsed = old.parsed,
-                .parse_error = old.parsed ? NULL : old.problem,
-                .creditable_flag = old.parsed && old.file.creditable,
-                .machine_id_present = m->id || m->uninitialized,
-                .credit_without_machine_id = o->credit_without_machine_id,
-                .machine_id_uninitialized = m->uninitialized,
-                .first_boot_flag_present = m->first_boot_flag,
-                .file_regular = old.exists && S_ISREG(old.stat.mode),
-                .file_uid = old.stat.uid,
-                .file_mode = old.stat.mode,
-                .dir_uid = dst->uid,
-                .dir_mode = dst->mode,
+        *f = (struct seed_facts) {
+                .credit_enabled = l->o->credit,
+                .credit_disabled_by = l->o->credit_disabled_by,
+                .file_parsed = l->old.parsed,
+                .parse_error = l->old.parsed ? NULL : l->old.problem,
+                .creditable_flag = l->old.parsed && l->old.file.creditable,
+                .machine_id_present = m->state != MACHINE_ID_ABSENT,
+                .machine_id_invalid = machine_id_counts_as_invalid(m),
+                .credit_without_machine_id = l->o->credit_without_machine_id,
+                .machine_id_uninitialized = m->state == MACHINE_ID_UNINITIALIZED,
+                .first_boot_flag_present = l->first_boot_flag,
+                .file_regular = l->old.exists && S_ISREG(l->old.stat.mode),
+                .file_uid = l->old.stat.uid,
+                .file_mode = l->old.stat.mode,
+                .dir_uid = l->dir_stat.uid,
+                .dir_mode = l->dir_stat.mode,
         };
-        if (old.parsed) {
+        if (l->old.parsed) {
                 uint8_t binding[SEED_BINDING_SIZE];
-                seed_binding_compute(m->id, binding);
-                facts.binding_matches = memcmp(binding, old.file.binding, SEED_BINDING_SIZE) == 0;
-        }
 
-        /* 4. The next seed, durable before anything is credited. */
-        size = seed_size_for_poolsize(pool_size_bits());
-        fresh_initialized = fresh_bytes(fresh, size);
-        creditable_next = seed_replacement_creditable(seed_credit_rules_2_to_6_hold(&facts), fresh_initialized);
-        r = write_next_seed(dfd, m,
-                            old.parsed ? old.file.seed : old.raw,
-                            old.parsed ? old.file.seed_size : old.raw_size,
-                            fresh, size, creditable_next);
-        erase(fresh, sizeof(fresh));
+                seed_binding_compute(machine_id_get(m), binding);
+                f->binding_matches = memcmp(binding, l->old.file.binding, SEED_BINDING_SIZE) == 0;
+        }
+}
+
+/* Whether a load already consumed this seed directory in this boot: its
+ * record says so. A second load (a restart, a package upgrade) would
+ * otherwise credit the replacement the first one wrote. 1 yes, 0 no. */
+static int already_loaded_this_boot(const Load *l, SeedRecord *ret_previous) {
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        r = runstate_read(RUNSTATE_SEED, &text);
+        if (r == -ENOENT)
+                return 0;
         if (r < 0) {
-                log_error_errno(r, "Failed to write the replacement seed to %s: %m", seed_path);
-                ret = r;
+                /* A record that is there but unreadable may be the first
+                 * load's: count it as one. */
+                log_warning_errno(r, "Failed to read %s/%s: %m", runstate_dir(), RUNSTATE_SEED);
+                return 1;
         }
-        facts.replacement_durable = r >= 0;
+        seed_record_parse(text, ret_previous);
+        return streq(ret_previous->boot_id, l->boot_id) && streq(ret_previous->seed_path, l->record.seed_path) &&
+                ret_previous->action != _SEED_ACTION_INVALID;
+}
 
-        /* 5. Credit, or mix. */
-        d = seed_credit_decide(&facts);
-        if (d.credit) {
-                r = pool_add_seed(old.file.seed, old.file.seed_size, true);
-                if (r >= 0) {
-                        credited_bits = old.file.seed_size * 8;
-                        log_info("credited %zu bits from %s", credited_bits, seed_path);
-                } else {
-                        snprintf(reason, reason_size, "crediting failed: %s%s", strerror(-r),
-                                 r == -EPERM ? " (needs root with CAP_SYS_ADMIN)" : "");
-                        log_error("not crediting: %s", reason);
-                        ret = r;
-                }
-        } else {
-                /* Rule 2 also covers "nothing usable there": say what was found. */
-                snprintf(reason, reason_size, "%s", d.rule == 2 ? old.problem : d.reason);
-                log_info("not crediting: %s", reason);
-        }
-        if (credited_bits == 0 && old.raw_size > 0) {
-                /* Whatever it was, it may hold something secret: mixing never hurts. */
-                r = old.parsed ? pool_add_seed(old.file.seed, old.file.seed_size, false)
-                               : pool_add_seed(old.raw, old.raw_size, false);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to mix the old seed into the pool: %m");
-        }
+static void plan_credential(Load *l, bool dir_usable) {
+        Credential *c = &l->cred;
+        int r;
 
-        *ret_credited_bits = credited_bits;
-        *ret_replacement_creditable = creditable_next && facts.replacement_durable;
-        return ret;
+        if (!l->have_cred || c->why_not[0])
+                return;
+        if (!l->o->credit) {
+                snprintf(c->why_not, sizeof(c->why_not), "crediting disabled (%s)", strna(l->o->credit_disabled_by));
+                return;
+        }
+        if (c->size < SEED_SIZE_MIN) {
+                snprintf(c->why_not, sizeof(c->why_not), "%zu bits%s, less than %u", c->size * 8,
+                         c->hex ? " after decoding hex" : "", SEED_SIZE_MIN * 8);
+                return;
+        }
+        /* Never twice: what was credited once is remembered in the seed
+         * directory, and only there can it be checked. */
+        if (!dir_usable) {
+                snprintf(c->why_not, sizeof(c->why_not), "no usable seed directory to remember it in");
+                return;
+        }
+        if (l->no_credit[0]) {
+                snprintf(c->why_not, sizeof(c->why_not), "%s", l->no_credit);
+                return;
+        }
+        r = credential_seen(l->dfd, c->hash);
+        if (r < 0) {
+                snprintf(c->why_not, sizeof(c->why_not), "the list of credentials already credited cannot be read: %s",
+                         strerror(-r));
+                return;
+        }
+        if (r > 0) {
+                snprintf(c->why_not, sizeof(c->why_not), "credited on an earlier boot (a replayed or cloned credential)");
+                return;
+        }
+        c->credit = true;
+}
+
+/* Write the record unless it already says exactly this (one write per
+ * load on every normal path). */
+static int record_write(Load *l) {
+        char text[RUNSTATE_MAX];
+        int r;
+
+        r = seed_record_format(&l->record, text, sizeof(text));
+        if (r < 0)
+                return r;
+        if (streq(text, l->written))
+                return 0;
+        r = runstate_write(RUNSTATE_SEED, text);
+        if (r >= 0)
+                memcpy(l->written, text, sizeof(text));
+        return r;
 }
 
 int seed_load(const SeedOptions *o) {
-        _cleanup_close_ int dfd = -EBADF;
-        _cleanup_free_ char *seed_path = NULL;
-        _cleanup_(machine_done) Machine m = {};
-        SeedStat dst = {};
-        CredentialResult cred;
-        size_t cred_bits = 0, credited_bits = 0;
-        unsigned legacy_mixed = 0;
-        bool replacement_creditable = false;
-        const char *action;
-        char reason[CREDIT_REASON_MAX + 64] = "";
-        char state[1024];
-        int r, ret = 0, cred_error = 0;
+        _cleanup_(load_done) Load l = { .o = o, .dfd = -EBADF };
+        SeedRecord previous;
+        struct seed_facts facts;
+        CreditDecision d;
+        const uint8_t *old;
+        size_t old_size;
+        bool dir_usable, replacement_creditable = false;
+        int r;
 
-        seed_path = seed_path_of(o);
-        if (!seed_path)
-                return log_error_errno(-ENOMEM, "Out of memory");
+        l.record = (SeedRecord) {
+                .action = SEED_ACTION_NOT_CREDITED,
+                .credential = CREDENTIAL_NONE,
+                .replacement_creditable = 0,
+        };
+        snprintf(l.record.seed_path, sizeof(l.record.seed_path), "%s/%s", o->seed_dir, SEED_FILE_NAME);
 
-        /* 1. Lock: a concurrent load or save must not read the seed we are
-         * about to consume. Without the directory, what does not need it
-         * (step 2) is still done. */
-        dfd = seed_dir_open_locked(o->seed_dir);
-        if (dfd >= 0) {
-                r = seed_dir_stat(dfd, &dst);
-                if (r < 0)
-                        dfd = safe_close(dfd);
+        /* 1. Lock, bounded: a concurrent load or save must not read the seed
+         * we are about to consume, and a lock held by anyone else must not
+         * hang the boot. Without the directory, what does not need it is
+         * still done. */
+        l.dfd = seed_dir_open_locked(o->seed_dir, SEED_LOCK_TIMEOUT_USEC, &l.dir_stat);
+        dir_usable = l.dfd >= 0;
+        if (!dir_usable) {
+                load_forbid_credit(&l, "cannot open and lock the seed directory: %s",
+                                   l.dfd == -ETIMEDOUT ? "another process holds its lock" : strerror(-l.dfd));
+                if (l.dfd == -ETIMEDOUT)
+                        load_fail(&l, log_error_errno(l.dfd, "not crediting: cannot open and lock the seed directory %s: "
+                                                      "another process has held its lock for %s", o->seed_dir,
+                                                      FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC)));
                 else
-                        r = dfd;
-        } else
-                r = dfd;
-        if (r < 0) {
-                snprintf(reason, sizeof(reason), "cannot open and lock the seed directory: %s", strerror(-r));
-                ret = log_error_errno(r, "not crediting: cannot open and lock the seed directory %s: %m", o->seed_dir);
+                        load_fail(&l, log_error_errno(l.dfd, "not crediting: cannot open and lock the seed directory "
+                                                      "%s: %m", o->seed_dir));
         }
 
-        /* 2. What every clone may share, mixed only: it makes clones diverge
-         * and can never make anything worse. */
-        machine_read(&m);
-        if (m.id_raw && m.id_raw_size > 0) {
-                r = pool_add_seed(m.id_raw, m.id_raw_size, false);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to mix the machine-id into the pool: %m");
-        }
-        for (size_t i = 0; i < ELEMENTSOF(legacy_seed_paths); i++) {
-                _cleanup_free_ char *p = root_path(legacy_seed_paths[i]);
-                if (p)
-                        legacy_mixed += (unsigned) mix_foreign_file(p, "legacy seed");
-        }
-        cred = load_credential(o, &cred_bits, &cred_error);
-        if (cred_error < 0)
-                ret = cred_error;
-
-        if (dfd >= 0) {
-                r = load_consume_seed(o, dfd, &dst, &m, seed_path, reason, sizeof(reason),
-                                      &credited_bits, &replacement_creditable);
-                if (r < 0)
-                        ret = r;
-        }
-
-        action = ret < 0 ? "error" : credited_bits > 0 ? "credited" : "not-credited";
-        snprintf(state, sizeof(state),
-                 "ACTION=%s\nBITS=%zu\nSEED_PATH=%s\nREASON=%s\nCREDENTIAL=%s\nCREDENTIAL_BITS=%zu\n"
-                 "LEGACY_MIXED=%u\nREPLACEMENT_CREDITABLE=%s\nBOOTTIME_USEC=%" PRIu64 "\n",
-                 action, credited_bits, seed_path, reason, credential_result_to_string(cred), cred_bits,
-                 legacy_mixed, yes_no(replacement_creditable), clock_usec(CLOCK_BOOTTIME));
-        r = runstate_write("seed", state);
+        /* 2. What every clone may share, mixed only. */
+        machine_id_read(&l.machine);
+        if (l.machine.state == MACHINE_ID_INVALID && l.machine.error < 0)
+                log_warning_errno(l.machine.error, "Failed to read /etc/machine-id: %m");
+        (void) mix(l.machine.raw, l.machine.raw_size, "the machine-id", NULL);
+        l.first_boot_flag = first_boot_flag_read();
+        l.record.legacy_mixed = mix_legacy_seeds();
+        r = credential_read(&l.cred);
         if (r < 0)
-                log_warning_errno(r, "Failed to record the result in %s/seed: %m", runstate_dir());
+                load_fail(&l, r);
+        l.have_cred = r > 0;
 
-        return ret;
+        /* Once per boot. */
+        r = boot_id_read(l.boot_id);
+        if (r < 0) {
+                load_forbid_credit(&l, "cannot read this boot's id, so cannot tell whether a load already ran: %s",
+                                   strerror(-r));
+                log_warning_errno(r, "Failed to read the boot id: %m");
+        } else
+                memcpy(l.record.boot_id, l.boot_id, sizeof(l.boot_id));
+        if (dir_usable && !l.no_credit[0] && already_loaded_this_boot(&l, &previous) > 0) {
+                /* Mix what there is, credit nothing, keep the first record. */
+                stored_seed_read(l.dfd, &l.old);
+                old = stored_seed_bytes(&l.old, &old_size);
+                (void) mix(old, old_size, "the seed", l.record.seed_path);
+                if (l.have_cred)
+                        (void) mix(l.cred.raw, l.cred.raw_size, "credential", l.cred.path);
+                log_info("not crediting: the seed was already loaded in this boot (%s/%s), mixed it only",
+                         runstate_dir(), RUNSTATE_SEED);
+                return l.error;
+        }
+
+        /* 3. Our seed, bounded, without following or blocking. */
+        if (dir_usable) {
+                stored_seed_read(l.dfd, &l.old);
+                if (!l.old.exists)
+                        log_info("No seed file %s yet, writing a fresh one.", l.record.seed_path);
+        }
+        facts_fill(&l, &facts);
+
+        /* 4. The next seed, durable before anything is credited. */
+        old = stored_seed_bytes(&l.old, &old_size);
+        r = dir_usable ? write_next_seed(l.dfd, &l.machine, old, old_size, seed_credit_rules_2_to_6_hold(&facts),
+                                         &replacement_creditable) : -EBADF;
+        if (dir_usable && r < 0)
+                load_fail(&l, log_error_errno(r, "Failed to write the replacement seed to %s: %m", l.record.seed_path));
+        facts.replacement_durable = r >= 0;
+        l.record.replacement_creditable = replacement_creditable;
+
+        /* 5. Decide, remember, record; then credit. */
+        l.record.boottime_usec = now_usec(CLOCK_BOOTTIME);
+        d = seed_credit_decide(&facts);
+        if (d.credit && l.no_credit[0])
+                d = (CreditDecision) { .credit = false, .rule = 1 };
+        plan_credential(&l, dir_usable);
+        if (l.cred.credit) {
+                r = credential_remember(l.dfd, l.cred.hash);
+                if (r < 0) {
+                        snprintf(l.cred.why_not, sizeof(l.cred.why_not), "it could not be remembered: %s", strerror(-r));
+                        l.cred.credit = false;
+                        load_fail(&l, log_error_errno(r, "Failed to remember the credential in %s: %m", o->seed_dir));
+                }
+        }
+        if (dir_usable && (d.credit || l.cred.credit)) {
+                /* The record is the claim "loaded in this boot": it must be in
+                 * place before anything is credited, or a second load could
+                 * credit again. */
+                l.record.action = d.credit ? SEED_ACTION_CREDITED : SEED_ACTION_NOT_CREDITED;
+                l.record.bits = d.credit ? l.old.file.seed_size * 8 : 0;
+                l.record.credential = !l.have_cred ? CREDENTIAL_NONE :
+                        l.cred.credit ? CREDENTIAL_CREDITED : CREDENTIAL_MIXED;
+                l.record.credential_bits = l.cred.credit ? l.cred.size * 8 : 0;
+                r = record_write(&l);
+                if (r < 0) {
+                        log_error_errno(r, "not crediting: failed to record this load in %s/%s: %m",
+                                        runstate_dir(), RUNSTATE_SEED);
+                        load_fail(&l, r);
+                        d = (CreditDecision) { .credit = false, .rule = 1 };
+                        snprintf(d.reason, sizeof(d.reason), "this load could not be recorded");
+                        if (l.cred.credit)
+                                snprintf(l.cred.why_not, sizeof(l.cred.why_not), "this load could not be recorded");
+                        l.cred.credit = false;
+                }
+        }
+
+        l.record.credential = l.have_cred ? CREDENTIAL_MIXED : CREDENTIAL_NONE;
+        l.record.credential_bits = 0;
+        if (l.have_cred && l.cred.credit) {
+                r = pool_add_seed(l.cred.bytes, l.cred.size, true);
+                if (r >= 0) {
+                        log_info("credited %zu bits from credential %s", l.cred.size * 8, l.cred.path);
+                        l.record.credential = CREDENTIAL_CREDITED;
+                        l.record.credential_bits = l.cred.size * 8;
+                } else {
+                        load_fail(&l, log_error_errno(r, "Failed to credit credential %s%s: %m", l.cred.path,
+                                                      r == -EPERM ? " (crediting needs root with CAP_SYS_ADMIN)" : ""));
+                        l.cred.credit = false;
+                }
+        } else if (l.have_cred && l.cred.why_not[0])
+                log_info("Not crediting credential %s: %s", l.cred.path, l.cred.why_not);
+        if (l.have_cred && !l.cred.credit)
+                (void) mix(l.cred.raw, l.cred.raw_size, "credential", l.cred.path);
+
+        l.record.bits = 0;
+        if (d.credit) {
+                r = pool_add_seed(l.old.file.seed, l.old.file.seed_size, true);
+                if (r >= 0) {
+                        l.record.bits = l.old.file.seed_size * 8;
+                        log_info("credited %" PRIu64 " bits from %s", l.record.bits, l.record.seed_path);
+                } else {
+                        snprintf(l.record.reason, sizeof(l.record.reason), "crediting failed: %s%s", strerror(-r),
+                                 r == -EPERM ? " (needs root with CAP_SYS_ADMIN)" : "");
+                        log_error("not crediting: %s", l.record.reason);
+                        load_fail(&l, r);
+                }
+        } else if (dir_usable) {
+                /* Rule 2 also covers "nothing usable there": say what was found. */
+                snprintf(l.record.reason, sizeof(l.record.reason), "%s",
+                         l.no_credit[0] ? l.no_credit : d.rule == 2 ? l.old.problem : d.reason);
+                log_info("not crediting: %s", l.record.reason);
+        } else
+                snprintf(l.record.reason, sizeof(l.record.reason), "%s", l.no_credit);
+        if (l.record.bits == 0)
+                /* Whatever it was, it may hold something secret. */
+                (void) mix(old, old_size, "the old seed", l.record.seed_path);
+
+        l.record.action = l.error < 0 ? SEED_ACTION_ERROR :
+                l.record.bits > 0 ? SEED_ACTION_CREDITED : SEED_ACTION_NOT_CREDITED;
+        r = record_write(&l);
+        if (r < 0)
+                log_warning_errno(r, "Failed to record the result in %s/%s: %m", runstate_dir(), RUNSTATE_SEED);
+        return l.error;
 }
 
 int seed_save(const SeedOptions *o) {
         _cleanup_close_ int dfd = -EBADF;
-        _cleanup_free_ char *seed_path = NULL;
-        _cleanup_(machine_done) Machine m = {};
-        _cleanup_(old_seed_done) OldSeed old = {};
-        uint8_t fresh[SEED_SIZE_MAX];
-        size_t size;
-        bool initialized = false;
+        _cleanup_(stored_seed_done) StoredSeed old = {};
+        MachineId m;
+        FileStat dst;
+        const uint8_t *bytes = NULL;
+        size_t size = 0;
+        bool creditable = false, invalid_id;
         int r;
 
-        seed_path = seed_path_of(o);
-        if (!seed_path)
-                return log_error_errno(-ENOMEM, "Out of memory");
-
-        dfd = seed_dir_open_locked(o->seed_dir);
+        dfd = seed_dir_open_locked(o->seed_dir, SEED_LOCK_TIMEOUT_USEC, &dst);
+        if (dfd == -ETIMEDOUT)
+                return log_error_errno(dfd, "Failed to lock seed directory %s: another process has held its lock for %s",
+                                       o->seed_dir, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
         if (dfd < 0)
                 return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir);
 
-        machine_read(&m);
-        size = seed_size_for_poolsize(pool_size_bits());
-        initialized = fresh_bytes(fresh, size);
-
-        /* Not initialized: the fresh bytes may be guessable, so chain them
-         * with the old seed, which keeps whatever secret it had. */
-        if (!initialized)
-                old_seed_read(dfd, &old);
-
-        r = write_next_seed(dfd, &m,
-                            old.parsed ? old.file.seed : old.raw,
-                            old.parsed ? old.file.seed_size : old.raw_size,
-                            fresh, size, initialized);
-        erase(fresh, sizeof(fresh));
+        machine_id_read(&m);
+        /* While the CRNG is not initialized the fresh bytes may be guessable:
+         * chain them with the old seed, which keeps whatever secret it had.
+         * Reading it costs nothing when the pool is ready, so always do. */
+        if (pool_probe_ready() <= 0) {
+                stored_seed_read(dfd, &old);
+                bytes = stored_seed_bytes(&old, &size);
+        }
+        invalid_id = machine_id_counts_as_invalid(&m);
+        r = write_next_seed(dfd, &m, bytes, size, false, &creditable);
+        erase(&m, sizeof(m));
         if (r < 0)
-                return log_error_errno(r, "Failed to save a new seed to %s: %m", seed_path);
+                return log_error_errno(r, "Failed to save a new seed to %s/%s: %m", o->seed_dir, SEED_FILE_NAME);
 
-        if (initialized)
-                log_info("saved %zu bits to %s", size * 8, seed_path);
+        if (creditable)
+                log_info("saved %zu bits to %s/%s", seed_size_for_poolsize(pool_size_bits()) * 8, o->seed_dir,
+                         SEED_FILE_NAME);
         else
-                log_info("saved %zu bits to %s, not creditable: the kernel's random pool is not initialized",
-                         size * 8, seed_path);
+                log_info("saved %zu bits to %s/%s, not creditable: %s",
+                         seed_size_for_poolsize(pool_size_bits()) * 8, o->seed_dir, SEED_FILE_NAME,
+                         invalid_id ? "/etc/machine-id is not valid" : "the kernel's random pool is not initialized");
+        return 0;
+}
+
+/* For image builders: a fresh creditable seed in ROOT's seed directory,
+ * bound to the machine-id of the device that will boot it. */
+int seed_provision(const SeedOptions *o) {
+        _cleanup_close_ int dfd = -EBADF;
+        _cleanup_free_ char *mid_path = NULL, *etc_path = NULL;
+        MachineId m;
+        FileStat dst;
+        bool creditable = false;
+        int r;
+
+        r = root_path("/etc/machine-id", &mid_path);
+        if (r >= 0)
+                r = root_path("/etc", &etc_path);
+        if (r < 0)
+                return log_error_errno(r, "Out of memory");
+        if (o->machine_id) {
+                char text[MACHINE_ID_HEX_LEN + 2];
+                _cleanup_close_ int etc = -EBADF;
+
+                machine_id_parse(o->machine_id, strlen(o->machine_id), &m);
+                if (m.state != MACHINE_ID_VALID)
+                        return log_error_errno(-EINVAL, "Invalid --machine-id=%s: expected 32 hex digits", o->machine_id);
+                snprintf(text, sizeof(text), "%s\n", m.id);
+                etc = open(etc_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                r = etc < 0 ? negative_errno() :
+                        write_file_atomic_at(etc, "machine-id", text, strlen(text), 0444, WRITE_DURABLE);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write %s: %m", mid_path);
+        } else {
+                machine_id_read(&m);
+                if (m.state != MACHINE_ID_VALID)
+                        return log_error_errno(-EINVAL, "%s is %s: a provisioned seed must be bound to the device's "
+                                               "real machine-id (pass --machine-id=ID to set one)",
+                                               mid_path, machine_id_state_to_string(m.state));
+        }
+
+        dfd = seed_dir_open_locked(o->seed_dir, SEED_LOCK_TIMEOUT_USEC, &dst);
+        if (dfd < 0)
+                return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir);
+        /* Rule 6 on the device: root's, and no one else's. */
+        if ((dst.uid != 0 && fchown(dfd, 0, 0) < 0) || ((dst.mode & 077) != 0 && fchmod(dfd, 0700) < 0))
+                return log_error_errno(errno, "Failed to make %s root's with mode 0700: %m", o->seed_dir);
+
+        r = write_next_seed(dfd, &m, NULL, 0, false, &creditable);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write a seed to %s/%s: %m", o->seed_dir, SEED_FILE_NAME);
+        if (!creditable)
+                /* Never ship an image with a seed that looks good and is not:
+                 * this host's pool was not initialized. */
+                return log_error_errno(-EAGAIN, "The seed written to %s/%s is not creditable: this machine's random "
+                                       "pool is not initialized", o->seed_dir, SEED_FILE_NAME);
+        log_info("provisioned %zu bits in %s/%s, bound to machine-id %s",
+                 seed_size_for_poolsize(pool_size_bits()) * 8, o->seed_dir, SEED_FILE_NAME, m.id);
         return 0;
 }

@@ -3,20 +3,19 @@
 
 #include <stdbool.h>
 
-/* The two verbs of entropy-seed. They are the front end's body: they log
- * (once per event, with context) and return 0 when the job was done,
- * whether or not a seed was credited, or a negative errno already logged,
- * which main() maps to exit status 1. */
+/* The verbs of entropy-seed. They are the front end's body: they log (once
+ * per event, with context) and return 0 when the job was done, whether or
+ * not a seed was credited, or a negative errno already logged, which main()
+ * maps to exit status 1. */
 
 typedef struct SeedOptions {
-        const char *seed_dir;
+        const char *seed_dir;               /* the seed directory, inside the root */
         bool credit;
         const char *credit_disabled_by;     /* who turned crediting off, for the message */
         bool credit_without_machine_id;
+        const char *machine_id;             /* provision --machine-id=, or NULL */
 } SeedOptions;
-
-/* Name of the seed file inside the seed directory. */
-#define SEED_FILE_NAME "seed"
 
 int seed_load(const SeedOptions *o);
 int seed_save(const SeedOptions *o);
+int seed_provision(const SeedOptions *o);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "conf-parser.h"
+#include "proc-cmdline.h"
 
 void conf_warn(const ConfContext *ctx, const char *format, ...) {
         char msg[512];
@@ -28,23 +29,28 @@ static char *strip(char *s) {
         return s;
 }
 
-static bool section_known(const ConfItem *table, size_t n, const char *section) {
-        for (size_t i = 0; i < n; i++)
-                if (streq(table[i].section, section))
+static bool section_known(const ConfTable *t, const char *section) {
+        for (size_t i = 0; i < t->n_items; i++)
+                if (streq(t->items[i].section, section))
                         return true;
         return false;
 }
 
-static const ConfItem *item_find(const ConfItem *table, size_t n, const char *section, const char *key) {
-        for (size_t i = 0; i < n; i++)
-                if (streq(table[i].section, section) && streq(table[i].key, key))
-                        return table + i;
+static const ConfItem *item_find(const ConfTable *t, const char *section, const char *key) {
+        for (size_t i = 0; i < t->n_items; i++)
+                if (streq(t->items[i].section, section) && streq(t->items[i].key, key))
+                        return t->items + i;
         return NULL;
+}
+
+static int item_parse(const ConfTable *t, const ConfItem *item, void *base, ConfContext *ctx, const char *value) {
+        ctx->default_value = t->defaults ? (const char *) t->defaults + item->offset : NULL;
+        return item->parse(ctx, value, (char *) base + item->offset);
 }
 
 /* One logical line: a header or an assignment, with its continuations
  * already joined. Modifies @l. */
-static int parse_line(const ConfItem *table, size_t n, void *base, ConfContext *ctx,
+static int parse_line(const ConfTable *t, void *base, ConfContext *ctx,
                       char **section, bool *section_ignored, char *l) {
         const ConfItem *item;
         char *eq, *key, *value;
@@ -65,7 +71,7 @@ static int parse_line(const ConfItem *table, size_t n, void *base, ConfContext *
                         return -ENOMEM;
                 free(*section);
                 *section = name;
-                *section_ignored = !section_known(table, n, name);
+                *section_ignored = !section_known(t, name);
                 if (*section_ignored && !startswith(name, "X-"))
                         conf_warn(ctx, "Unknown section '%s', ignoring", name);
                 return 0;
@@ -90,18 +96,17 @@ static int parse_line(const ConfItem *table, size_t n, void *base, ConfContext *
                 conf_warn(ctx, "Missing key name before '=', ignoring line");
                 return 0;
         }
-        item = item_find(table, n, *section, key);
+        item = item_find(t, *section, key);
         if (!item) {
                 conf_warn(ctx, "Unknown key '%s' in section [%s], ignoring", key, *section);
                 return 0;
         }
         ctx->section = *section;
         ctx->key = key;
-        return item->parse(ctx, value, (char *) base + item->offset);
+        return item_parse(t, item, base, ctx, value);
 }
 
-int conf_parse_text(const ConfItem *table, size_t n_table, void *base,
-                    const char *text, const char *source,
+int conf_parse_text(const ConfTable *t, void *base, const char *text, const char *source,
                     config_warn_t warn, void *userdata) {
         _cleanup_free_ char *copy = NULL, *section = NULL, *joined = NULL;
         bool section_ignored = false;
@@ -142,18 +147,18 @@ int conf_parse_text(const ConfItem *table, size_t n_table, void *base,
 
                 if (joined || continues) {
                         size_t jl = joined ? strlen(joined) : 0;
-                        char *t = realloc(joined, jl + 1 + len + 1);
+                        char *j = realloc(joined, jl + 1 + len + 1);
 
-                        if (!t)
+                        if (!j)
                                 return -ENOMEM;
                         if (jl == 0) {
                                 joined_line = line;
-                                memcpy(t, l, len + 1);
+                                memcpy(j, l, len + 1);
                         } else {
-                                t[jl] = ' ';
-                                memcpy(t + jl + 1, l, len + 1);
+                                j[jl] = ' ';
+                                memcpy(j + jl + 1, l, len + 1);
                         }
-                        joined = t;
+                        joined = j;
                         /* A continuation that runs into the end of the text ends there. */
                         if (continues && next)
                                 continue;
@@ -164,9 +169,36 @@ int conf_parse_text(const ConfItem *table, size_t n_table, void *base,
                         ctx.line = line;
                 }
 
-                r = parse_line(table, n_table, base, &ctx, &section, &section_ignored, strip(logical));
+                r = parse_line(t, base, &ctx, &section, &section_ignored, strip(logical));
                 free(joined);
                 joined = NULL;
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int conf_parse_cmdline(const ConfTable *t, void *base, const char *cmdline,
+                       config_warn_t warn, void *userdata) {
+        for (size_t i = 0; i < t->n_items; i++) {
+                const ConfItem *item = t->items + i;
+                _cleanup_free_ char *value = NULL;
+                ConfContext ctx = {
+                        .source = CONF_SOURCE_CMDLINE,
+                        .key = item->cmdline_key,
+                        .warn = warn,
+                        .userdata = userdata,
+                };
+                int r;
+
+                if (!item->cmdline_key)
+                        continue;
+                r = proc_cmdline_get_key(cmdline, item->cmdline_key, &value);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        continue;
+                r = item_parse(t, item, base, &ctx, value);
                 if (r < 0)
                         return r;
         }

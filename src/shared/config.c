@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "config.h"
+#include "io-util.h"
 #include "paths.h"
 #include "proc-cmdline.h"
+#include "root.h"
 
 static const char *const on_timeout_table[_ON_TIMEOUT_MAX] = {
         [ON_TIMEOUT_FAIL] = "fail",
@@ -42,98 +45,51 @@ int parse_boolean(const char *s) {
         return -EINVAL;
 }
 
+/* What "" restores. Pointers in here are never freed or written. */
+static const Config config_defaults = {
+        .timeout = USEC_INFINITY,
+        .on_timeout = ON_TIMEOUT_FAIL,
+        .warn_after = WARN_AFTER_DEFAULT,
+        .credit = true,
+        .seed_dir = (char *) SEED_DIR_DEFAULT,
+};
+
 int config_init(Config *c) {
-        *c = (Config) {
-                .timeout = USEC_INFINITY,
-                .on_timeout = ON_TIMEOUT_FAIL,
-                .warn_after = WARN_AFTER_DEFAULT,
-                .credit = true,
-        };
+        *c = config_defaults;
         c->seed_dir = strdup(SEED_DIR_DEFAULT);
         return c->seed_dir ? 0 : -ENOMEM;
 }
 
 void config_done(Config *c) {
         strv_free(c->units);
-        c->units = NULL;
+        free(c->credit_origin);
         free(c->seed_dir);
-        c->seed_dir = NULL;
+        free(c->broken);
+        *c = (Config) {};
 }
 
-static void warnf(config_warn_t warn, void *userdata, const char *source, unsigned line, const char *fmt, ...) _printf_(5, 6);
-static void warnf(config_warn_t warn, void *userdata, const char *source, unsigned line, const char *fmt, ...) {
-        char msg[512];
+const char *config_credit_disabled_by(const Config *c) {
+        if (c->broken)
+                return c->broken;
+        if (!c->credit)
+                return c->credit_origin ?: "Credit=no";
+        return NULL;
+}
+
+/* Only the first failure is named: it is the one to fix first. */
+static int config_mark_broken(Config *c, const char *format, ...) _printf_(2, 3);
+static int config_mark_broken(Config *c, const char *format, ...) {
         va_list ap;
+        int k;
 
-        if (!warn)
-                return;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
+        if (c->broken)
+                return 0;
+        va_start(ap, format);
+        k = vasprintf(&c->broken, format, ap);
         va_end(ap);
-        warn(userdata, source, line, msg);
-}
-
-#define CMDLINE_SOURCE "kernel command line"
-
-int config_apply_cmdline(Config *c, const char *cmdline, config_warn_t warn, void *userdata) {
-        _cleanup_free_ char *v = NULL;
-        int r;
-
-        r = proc_cmdline_get_key(cmdline, "entropy_gate.timeout", &v);
-        if (r < 0)
-                return r;
-        if (r > 0) {
-                usec_t u;
-                if (parse_duration(v, &u) < 0)
-                        warnf(warn, userdata, CMDLINE_SOURCE, 0,
-                              "Invalid entropy_gate.timeout=%s, ignoring", strna(v));
-                else
-                        c->timeout = u;
-        }
-        free(v);
-        v = NULL;
-
-        r = proc_cmdline_get_key(cmdline, "entropy_gate.on_timeout", &v);
-        if (r < 0)
-                return r;
-        if (r > 0) {
-                OnTimeout t = on_timeout_from_string(v);
-                if (t < 0)
-                        warnf(warn, userdata, CMDLINE_SOURCE, 0,
-                              "Invalid entropy_gate.on_timeout=%s (expected fail or proceed), ignoring", strna(v));
-                else
-                        c->on_timeout = t;
-        }
-        free(v);
-        v = NULL;
-
-        r = proc_cmdline_get_key(cmdline, "entropy_gate.credit", &v);
-        if (r < 0)
-                return r;
-        if (r > 0) {
-                /* A bare "entropy_gate.credit" means yes, as with kernel booleans. */
-                int b = v ? parse_boolean(v) : 1;
-                if (b < 0)
-                        warnf(warn, userdata, CMDLINE_SOURCE, 0,
-                              "Invalid entropy_gate.credit=%s (expected 0 or 1), ignoring", v);
-                else
-                        c->credit = b;
-        }
-        free(v);
-        v = NULL;
-
-        r = proc_cmdline_get_key(cmdline, "entropy_gate.units", &v);
-        if (r < 0)
-                return r;
-        if (r > 0) {
-                if (!v)
-                        warnf(warn, userdata, CMDLINE_SOURCE, 0,
-                              "entropy_gate.units needs a value (entropy_gate.units=UNIT[,UNIT...]), ignoring");
-                else {
-                        r = config_units_append(c, v);
-                        if (r < 0)
-                                return r;
-                }
+        if (k < 0) {
+                c->broken = NULL;
+                return -ENOMEM;
         }
         return 0;
 }
@@ -185,31 +141,26 @@ int config_units_append(Config *c, const char *list) {
         return 0;
 }
 
-/* The configuration file: one parse function per kind of value. Each
- * treats "" as "back to the default", as systemd does. */
+/* The parsers: one per kind of value, the same for files and the kernel
+ * command line. "" restores the default, as in systemd; NULL is a bare
+ * key on the kernel command line. */
 
-static int parse_timeout(const ConfContext *ctx, const char *value, void *data) {
-        usec_t *u = data;
-
-        if (!*value) {
-                *u = USEC_INFINITY;
-                return 0;
-        }
-        if (parse_duration(value, u) < 0)
-                conf_warn(ctx, "Invalid %s=%s (expected a duration such as 30s, 2min or infinity), ignoring",
-                          ctx->key, value);
-        return 0;
+static bool value_missing(const ConfContext *ctx, const char *value) {
+        if (value)
+                return false;
+        conf_warn(ctx, "%s needs a value, ignoring", ctx->key);
+        return true;
 }
 
-static int parse_warn_after(const ConfContext *ctx, const char *value, void *data) {
+static int parse_duration_item(const ConfContext *ctx, const char *value, void *data) {
         usec_t *u = data;
 
-        if (!*value) {
-                *u = WARN_AFTER_DEFAULT;
+        if (value_missing(ctx, value))
                 return 0;
-        }
-        if (parse_duration(value, u) < 0)
-                conf_warn(ctx, "Invalid %s=%s (expected a duration such as 10s or infinity), ignoring",
+        if (!*value)
+                *u = *(const usec_t *) ctx->default_value;
+        else if (parse_duration(value, u) < 0)
+                conf_warn(ctx, "Invalid %s=%s (expected a duration such as 30s, 2min or infinity), ignoring",
                           ctx->key, value);
         return 0;
 }
@@ -217,8 +168,10 @@ static int parse_warn_after(const ConfContext *ctx, const char *value, void *dat
 static int parse_on_timeout(const ConfContext *ctx, const char *value, void *data) {
         OnTimeout *o = data, t;
 
+        if (value_missing(ctx, value))
+                return 0;
         if (!*value) {
-                *o = ON_TIMEOUT_FAIL;
+                *o = *(const OnTimeout *) ctx->default_value;
                 return 0;
         }
         t = on_timeout_from_string(value);
@@ -229,9 +182,14 @@ static int parse_on_timeout(const ConfContext *ctx, const char *value, void *dat
         return 0;
 }
 
+/* The whole Config: appending goes through config_units_append(). */
 static int parse_units(const ConfContext *ctx, const char *value, void *data) {
         Config *c = data;
 
+        if (!value) {
+                conf_warn(ctx, "%s needs a value (%s=UNIT[,UNIT...]), ignoring", ctx->key, ctx->key);
+                return 0;
+        }
         if (!*value) {
                 strv_free(c->units);
                 c->units = NULL;
@@ -240,14 +198,16 @@ static int parse_units(const ConfContext *ctx, const char *value, void *data) {
         return config_units_append(c, value);
 }
 
-static int parse_bool_default(const ConfContext *ctx, const char *value, bool *b, bool def) {
+static int parse_bool_item(const ConfContext *ctx, const char *value, void *data) {
+        bool *b = data;
         int k;
 
-        if (!*value) {
-                *b = def;
+        if (value && !*value) {
+                *b = *(const bool *) ctx->default_value;
                 return 0;
         }
-        k = parse_boolean(value);
+        /* A bare kernel parameter means yes. */
+        k = value ? parse_boolean(value) : 1;
         if (k < 0)
                 conf_warn(ctx, "Invalid %s=%s (expected yes or no), ignoring", ctx->key, value);
         else
@@ -255,19 +215,42 @@ static int parse_bool_default(const ConfContext *ctx, const char *value, bool *b
         return 0;
 }
 
+/* The whole Config: a "no" remembers who said it, for the message that
+ * explains why nothing was credited; a value that does not parse turns
+ * crediting off for good, since it may have meant no. */
 static int parse_credit(const ConfContext *ctx, const char *value, void *data) {
-        return parse_bool_default(ctx, value, data, true);
-}
+        Config *c = data;
+        int k;
 
-static int parse_credit_without_machine_id(const ConfContext *ctx, const char *value, void *data) {
-        return parse_bool_default(ctx, value, data, false);
+        if (value && !*value)
+                k = config_defaults.credit;
+        else
+                k = value ? parse_boolean(value) : 1;
+        if (k < 0) {
+                conf_warn(ctx, "Invalid %s=%s (expected yes or no), ignoring, and crediting nothing", ctx->key, value);
+                return config_mark_broken(c, "%s=%s (%s) does not parse", ctx->key, value, ctx->source);
+        }
+        c->credit = k;
+        free(c->credit_origin);
+        c->credit_origin = NULL;
+        if (!k) {
+                bool cmdline = streq(ctx->source, CONF_SOURCE_CMDLINE);
+                if (asprintf(&c->credit_origin, cmdline ? "%s=%s on the %s" : "%s=%s in %s",
+                             ctx->key, value ?: "", ctx->source) < 0) {
+                        c->credit_origin = NULL;
+                        return -ENOMEM;
+                }
+        }
+        return 0;
 }
 
 static int parse_directory(const ConfContext *ctx, const char *value, void *data) {
         char **dir = data, *n;
 
+        if (value_missing(ctx, value))
+                return 0;
         if (!*value)
-                value = SEED_DIR_DEFAULT;
+                value = *(char *const *) ctx->default_value;
         else if (value[0] != '/' || strlen(value) >= PATH_MAX) {
                 conf_warn(ctx, "Invalid %s=%s (expected an absolute path), ignoring", ctx->key, value);
                 return 0;
@@ -280,98 +263,104 @@ static int parse_directory(const ConfContext *ctx, const char *value, void *data
         return 0;
 }
 
-static const ConfItem config_table[] = {
-        { "Gate", "Timeout",                parse_timeout,                    offsetof(Config, timeout) },
-        { "Gate", "OnTimeout",              parse_on_timeout,                 offsetof(Config, on_timeout) },
-        { "Gate", "WarnAfter",              parse_warn_after,                 offsetof(Config, warn_after) },
-        /* The whole Config: appending to the list goes through config_units_append(). */
-        { "Gate", "Units",                  parse_units,                      0 },
-        { "Seed", "Credit",                 parse_credit,                     offsetof(Config, credit) },
-        { "Seed", "Directory",              parse_directory,                  offsetof(Config, seed_dir) },
-        { "Seed", "CreditWithoutMachineId", parse_credit_without_machine_id,  offsetof(Config, credit_without_machine_id) },
+static const ConfItem config_items[] = {
+        { "Gate", "Timeout",                "entropy_gate.timeout",    parse_duration_item, offsetof(Config, timeout) },
+        { "Gate", "OnTimeout",              "entropy_gate.on_timeout", parse_on_timeout,    offsetof(Config, on_timeout) },
+        { "Gate", "WarnAfter",              NULL,                      parse_duration_item, offsetof(Config, warn_after) },
+        { "Gate", "Units",                  "entropy_gate.units",      parse_units,         0 },
+        { "Seed", "Credit",                 "entropy_gate.credit",     parse_credit,        0 },
+        { "Seed", "Directory",              NULL,                      parse_directory,     offsetof(Config, seed_dir) },
+        { "Seed", "CreditWithoutMachineId", NULL,                      parse_bool_item,     offsetof(Config, credit_without_machine_id) },
+};
+
+static const ConfTable config_table = {
+        .items = config_items,
+        .n_items = ELEMENTSOF(config_items),
+        .defaults = &config_defaults,
 };
 
 int config_parse_text(Config *c, const char *text, const char *source, config_warn_t warn, void *userdata) {
-        return conf_parse_text(config_table, ELEMENTSOF(config_table), c, text, source, warn, userdata);
+        return conf_parse_text(&config_table, c, text, source, warn, userdata);
 }
 
-/* Loading the files: the only part of this module that does I/O. */
-
-const char *config_file_path(void) {
-        const char *e = getenv("ENTROPY_GATE_CONF");
-        return e && *e ? e : CONF_FILE;
+int config_apply_cmdline(Config *c, const char *cmdline, config_warn_t warn, void *userdata) {
+        return conf_parse_cmdline(&config_table, c, cmdline, warn, userdata);
 }
 
-const char *config_dropin_dir(void) {
-        const char *e = getenv("ENTROPY_GATE_CONF_DIR");
-        return e && *e ? e : CONF_DROPIN_DIR;
+/* Loading: the only part of this module that does I/O. */
+
+/* Counts what a file's parse reported, passing it on. */
+typedef struct WarnCounter {
+        config_warn_t warn;
+        void *userdata;
+        unsigned n;
+} WarnCounter;
+
+static void count_warning(void *userdata, const char *source, unsigned line, const char *message) {
+        WarnCounter *w = userdata;
+
+        w->n++;
+        if (w->warn)
+                w->warn(w->userdata, source, line, message);
 }
 
-/* Read a whole regular file of at most CONFIG_FILE_MAX bytes. A missing
- * file is -ENOENT; anything else wrong is reported by the caller. */
-static int read_conf_file(int dfd, const char *name, char **ret) {
+static void warnf(config_warn_t warn, void *userdata, const char *source, const char *fmt, ...) _printf_(4, 5);
+static void warnf(config_warn_t warn, void *userdata, const char *source, const char *fmt, ...) {
+        char msg[512];
+        va_list ap;
+
+        if (!warn)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        warn(userdata, source, 0, msg);
+}
+
+static const char *read_error_string(int r) {
+        return r == -EFBIG ? "larger than 64 KiB" :
+               r == -EBADMSG ? "contains a NUL byte" :
+               r == -EISDIR || r == -EBADFD ? "not a regular file" :
+               r == -ELOOP ? "a symbolic link" :
+               strerror(-r);
+}
+
+/* One file, @path inside the root. Symlinks are followed as the system
+ * would follow them, never out of the root; one to /dev/null masks the
+ * file, as in systemd. */
+static int load_one(Config *c, const char *path, config_warn_t warn, void *userdata) {
+        _cleanup_free_ char *text = NULL, *shown = NULL;
         _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *buf = NULL;
+        WarnCounter w = { .warn = warn, .userdata = userdata };
         struct stat st;
-        size_t n = 0;
-
-        /* O_NONBLOCK: a FIFO planted here must not hang the boot. */
-        fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return negative_errno();
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-
-        buf = malloc(CONFIG_FILE_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t k = read(fd, buf + n, CONFIG_FILE_MAX + 1 - n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-                if (n > CONFIG_FILE_MAX)
-                        return -EFBIG;
-        }
-        if (memchr(buf, 0, n))
-                return -EBADMSG;
-        buf[n] = 0;
-        *ret = buf;
-        buf = NULL;
-        return 0;
-}
-
-static int load_one(Config *c, int dfd, const char *name, const char *path, config_warn_t warn, void *userdata) {
-        _cleanup_free_ char *text = NULL;
+        size_t n;
         int r;
 
-        r = read_conf_file(dfd, name, &text);
-        if (r == -ENOENT)
+        r = root_path(path, &shown);
+        if (r < 0)
+                return r;
+        fd = root_open_follow(path);
+        if (fd == -ENOENT)
                 return 0;
+        r = fd;
+        if (fd >= 0 && fstat(fd, &st) >= 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+                return 0;
+        if (fd >= 0)
+                /* Bounded, and no NUL: the configuration decides whether
+                 * seeds are credited, so it must be what it says it is. */
+                r = read_fd_bounded(fd, CONFIG_FILE_MAX, READ_NUL_TERMINATE | READ_REFUSE_NUL, &text, &n);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
-                const char *why =
-                        r == -EFBIG ? "larger than 64 KiB" :
-                        r == -EBADMSG ? "contains a NUL byte" :
-                        r == -EISDIR || r == -EBADFD ? "not a regular file" :
-                        NULL;
-                if (why)
-                        warnf(warn, userdata, path, 0, "Ignoring configuration file: %s", why);
-                else
-                        warnf(warn, userdata, path, 0, "Ignoring configuration file: %s", strerror(-r));
-                return 0;
+                warnf(warn, userdata, shown, "Ignoring configuration file: %s; crediting nothing", read_error_string(r));
+                return config_mark_broken(c, "%s cannot be read: %s", shown, read_error_string(r));
         }
-        return config_parse_text(c, text, path, warn, userdata);
+        r = config_parse_text(c, text, shown, count_warning, &w);
+        if (r < 0)
+                return r;
+        if (w.n > 0)
+                return config_mark_broken(c, "%s does not parse cleanly (%u problem%s)", shown, w.n, w.n == 1 ? "" : "s");
+        return 0;
 }
 
 static int compare_names(const void *a, const void *b) {
@@ -384,27 +373,26 @@ static bool is_dropin_name(const char *n) {
         return n[0] != '.' && l > 5 && streq(n + l - 5, ".conf");
 }
 
-int config_load_files(Config *c, config_warn_t warn, void *userdata) {
-        const char *dir = config_dropin_dir();
+static int load_dropins(Config *c, config_warn_t warn, void *userdata) {
         _cleanup_strv_free_ char **names = NULL;
         _cleanup_close_ int dfd = -EBADF;
         size_t n = 0;
         DIR *d;
         int r;
 
-        r = load_one(c, AT_FDCWD, config_file_path(), config_file_path(), warn, userdata);
-        if (r < 0)
-                return r;
-
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0) {
-                if (errno != ENOENT)
-                        warnf(warn, userdata, dir, 0, "Ignoring drop-in directory: %s", strerror(errno));
+        dfd = root_open_follow(CONF_DROPIN_DIR);
+        if (dfd == -ENOENT)
                 return 0;
+        d = dfd >= 0 ? fdopendir(dfd) : NULL;
+        if (!d) {
+                _cleanup_free_ char *shown = NULL;
+
+                r = dfd < 0 ? dfd : negative_errno();
+                if (root_path(CONF_DROPIN_DIR, &shown) < 0)
+                        return -ENOMEM;
+                warnf(warn, userdata, shown, "Ignoring drop-in directory: %s; crediting nothing", strerror(-r));
+                return config_mark_broken(c, "%s cannot be read: %s", shown, strerror(-r));
         }
-        d = fdopendir(dfd);
-        if (!d)
-                return -ENOMEM;
         dfd = -EBADF; /* now owned by d */
 
         for (struct dirent *de; (de = readdir(d));) {
@@ -426,23 +414,48 @@ int config_load_files(Config *c, config_warn_t warn, void *userdata) {
                 }
                 n++;
         }
+        closedir(d);
         if (n > 0)
                 qsort(names, n, sizeof(char *), compare_names);
 
-        for (size_t i = 0; i < n; i++) {
+        r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
                 _cleanup_free_ char *path = NULL;
 
-                if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+                if (asprintf(&path, "%s/%s", CONF_DROPIN_DIR, names[i]) < 0) {
                         path = NULL;
-                        closedir(d);
                         return -ENOMEM;
                 }
-                r = load_one(c, dirfd(d), names[i], path, warn, userdata);
-                if (r < 0) {
-                        closedir(d);
-                        return r;
-                }
+                r = load_one(c, path, warn, userdata);
         }
-        closedir(d);
-        return 0;
+        return r;
+}
+
+int config_load(Config *c, config_warn_t warn, void *userdata) {
+        _cleanup_free_ char *cmdline = NULL;
+        int r;
+
+        r = config_init(c);
+        if (r < 0)
+                return r;
+
+        r = load_one(c, CONF_FILE, warn, userdata);
+        if (r < 0)
+                return r;
+        r = load_dropins(c, warn, userdata);
+        if (r < 0)
+                return r;
+
+        r = proc_cmdline_read(&cmdline);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                /* The files alone still say what to do. A command line that
+                 * may have said entropy_gate.credit=0 cannot be read: fail
+                 * closed. */
+                warnf(warn, userdata, CONF_SOURCE_CMDLINE, "Cannot read /proc/cmdline (%s), ignoring it; crediting nothing",
+                      strerror(-r));
+                return config_mark_broken(c, "the kernel command line cannot be read: %s", strerror(-r));
+        }
+        return config_apply_cmdline(c, cmdline, warn, userdata);
 }

@@ -17,9 +17,10 @@ typedef enum OnTimeout {
 const char *on_timeout_to_string(OnTimeout t);
 OnTimeout on_timeout_from_string(const char *s);
 
-/* Every setting of every binary, in one place. Layers are applied in order of
- * precedence, lowest first: defaults, configuration files, the kernel command
- * line (entropy_gate.*), then each binary's explicit options. */
+/* Every setting of every binary, in one place, filled by one set of
+ * parsers from every layer. Layers apply in order of precedence, lowest
+ * first: defaults, configuration files, the kernel command line
+ * (entropy_gate.*), then each binary's explicit options. */
 typedef struct Config {
         /* [Gate] */
         usec_t timeout;              /* USEC_INFINITY: wait for ever (the default) */
@@ -28,20 +29,19 @@ typedef struct Config {
         char **units;                /* NULL-terminated, for the generator */
         /* [Seed] */
         bool credit;
-        char *seed_dir;
+        char *credit_origin;         /* who said no: "Credit=no in FILE", "entropy_gate.credit=0 on the kernel command line" */
+        char *seed_dir;              /* absolute, inside the root (root.h) */
         bool credit_without_machine_id;
+        /* Fail closed: the first configuration source that could not be read
+         * or parsed. Whatever it meant to say might have been Credit=no, so
+         * crediting is off for this run, whatever later layers say. */
+        char *broken;
 } Config;
 
 #define WARN_AFTER_DEFAULT (10 * USEC_PER_SEC)
 
 int config_init(Config *c);       /* defaults; -ENOMEM */
 void config_done(Config *c);
-
-/* Pure: apply the entropy_gate.* keys of a kernel command line text. Returns
- * 0, or -ENOMEM; bad values are reported through @warn and ignored.
- * entropy_gate.units= (names separated by commas or, quoted, spaces) is
- * appended to the units the configuration files named. */
-int config_apply_cmdline(Config *c, const char *cmdline, config_warn_t warn, void *userdata);
 
 /* Pure: apply one configuration file's @text (see entropy-gate.conf(5)) on
  * top of @c; @source names it in warnings. An empty assignment resets the
@@ -50,17 +50,26 @@ int config_apply_cmdline(Config *c, const char *cmdline, config_warn_t warn, voi
  * earlier value is kept. Returns 0 or -ENOMEM. */
 int config_parse_text(Config *c, const char *text, const char *source, config_warn_t warn, void *userdata);
 
-/* Apply CONF_FILE, then every *.conf in CONF_DROPIN_DIR, in lexical order
- * (later files win). $ENTROPY_GATE_CONF and $ENTROPY_GATE_CONF_DIR replace
- * the two paths (tests). Missing files are fine; a file that cannot be
- * read, is not a regular file or is larger than CONFIG_FILE_MAX is reported
- * through @warn and skipped. Returns 0 or -ENOMEM. */
-#define CONFIG_FILE_MAX (64U * 1024U)
-int config_load_files(Config *c, config_warn_t warn, void *userdata);
+/* Pure: apply the entropy_gate.* keys of a kernel command line text, through
+ * the same parsers. entropy_gate.units= (names separated by commas or,
+ * quoted, spaces) is appended to the units the files named. A bad
+ * entropy_gate.credit= value turns crediting off (c->broken). Returns 0 or
+ * -ENOMEM. */
+int config_apply_cmdline(Config *c, const char *cmdline, config_warn_t warn, void *userdata);
 
-/* The configuration files' paths, after the environment overrides. */
-const char *config_file_path(void);
-const char *config_dropin_dir(void);
+/* Every front end's configuration: the defaults, CONF_FILE and every *.conf
+ * in CONF_DROPIN_DIR in lexical order (later files win), then the kernel
+ * command line; all inside the root (root.h). A missing file is fine; a file
+ * that cannot be read (not a regular file, larger than CONFIG_FILE_MAX, a
+ * NUL byte, an I/O error) or has any line that does not parse is reported
+ * through @warn and sets c->broken. An unreadable kernel command line is
+ * reported and skipped. Returns 0 or -ENOMEM; @c is initialized either way
+ * (config_done() it). */
+#define CONFIG_FILE_MAX (64U * 1024U)
+int config_load(Config *c, config_warn_t warn, void *userdata);
+
+/* Why crediting is off by configuration, for messages; NULL when it is on. */
+const char *config_credit_disabled_by(const Config *c);
 
 /* Append each unit name in @list (separated by whitespace or commas) to
  * c->units, skipping those already there. Names are not validated here:

@@ -27,6 +27,10 @@ static CreditDecision refuse(CreditDecision *d, unsigned rule, const char *forma
 static bool rule4_holds(const struct seed_facts *f) {
         if (!f->machine_id_present && !f->credit_without_machine_id)
                 return false;
+        /* An id that exists but cannot be read or parsed is never "no id":
+         * that would let a broken or planted file stand in for an opt-in. */
+        if (f->machine_id_invalid)
+                return false;
         return f->binding_matches;
 }
 
@@ -43,7 +47,9 @@ static bool file_mode_ok(mode_t m) {
 }
 
 static bool dir_mode_ok(mode_t m) {
-        return (m & (S_IWGRP | S_IWOTH)) == 0;
+        /* 0700 or stricter: another user who could even open the directory
+         * could hold its lock, or learn the seed's size and age. */
+        return (m & 077) == 0;
 }
 
 static bool rule6_holds(const struct seed_facts *f) {
@@ -76,9 +82,9 @@ bool seed_credit_rules_2_to_6_hold(const struct seed_facts *f) {
  *    (machine-id "uninitialized", /run/systemd/first-boot) carries whatever
  *    seed the image carried, which every clone shares.
  * 6. A regular file owned by root, mode 0600 or stricter, in a root-owned
- *    directory no one else can write. Anyone else who could read it knows the
- *    secret; anyone who could write it, or swap it through the directory,
- *    chooses it.
+ *    directory of mode 0700 or stricter. Anyone else who could read it knows
+ *    the secret; anyone who could write it, or swap it through the directory,
+ *    chooses it; anyone who could open the directory could hold its lock.
  * 7. The replacement was written durably first. Crediting the old seed and
  *    then crashing before the new one is on disk would credit the same bytes
  *    again on the next boot: a secret used twice is no longer unpredictable.
@@ -97,15 +103,20 @@ CreditDecision seed_credit_decide(const struct seed_facts *f) {
         if (!f->creditable_flag)
                 return refuse(&d, 3, "seed was written before the CRNG was initialized");
 
+        /* A first boot is named as such, whatever the binding says: an
+         * image's seed is bound to the machine that made the image. */
+        if (f->machine_id_uninitialized)
+                return refuse(&d, 5, "first boot (/etc/machine-id is uninitialized)");
+
         if (!f->machine_id_present && !f->credit_without_machine_id)
-                return refuse(&d, 4, "no machine-id to bind the seed to (CreditWithoutMachineID= is off)");
+                return refuse(&d, 4, "no machine-id to bind the seed to (CreditWithoutMachineId= is off)");
+        if (f->machine_id_invalid)
+                return refuse(&d, 4, "/etc/machine-id is not a valid machine-id (32 hex digits)");
         if (!f->binding_matches)
                 return f->machine_id_present ?
                         refuse(&d, 4, "seed is bound to another machine (machine-id changed: cloned image?)") :
                         refuse(&d, 4, "seed is bound to a machine-id, but this system has none (cloned image?)");
 
-        if (f->machine_id_uninitialized)
-                return refuse(&d, 5, "first boot (/etc/machine-id is uninitialized)");
         if (f->first_boot_flag_present)
                 return refuse(&d, 5, "first boot (/run/systemd/first-boot exists)");
 
@@ -119,7 +130,7 @@ CreditDecision seed_credit_decide(const struct seed_facts *f) {
         if (f->dir_uid != 0)
                 return refuse(&d, 6, "seed directory is owned by UID %u, not root", (unsigned) f->dir_uid);
         if (!dir_mode_ok(f->dir_mode))
-                return refuse(&d, 6, "seed directory is writable by group or others (mode %04o)",
+                return refuse(&d, 6, "seed directory is mode %04o, must be 0700 or stricter",
                               (unsigned) (f->dir_mode & 07777));
 
         if (!f->replacement_durable)

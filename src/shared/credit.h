@@ -23,16 +23,18 @@ struct seed_facts {
         bool creditable_flag;
 
         /* Rule 4: machine binding. */
-        bool machine_id_present;          /* /etc/machine-id exists and is not empty */
+        bool machine_id_present;          /* /etc/machine-id exists (whatever it holds) */
+        bool machine_id_invalid;          /* it exists but is neither 32 hex digits nor "uninitialized" */
         bool binding_matches;             /* file binding == seed_binding_compute(current id, or NULL) */
-        bool credit_without_machine_id;   /* configuration: CreditWithoutMachineID= */
+        bool credit_without_machine_id;   /* configuration: CreditWithoutMachineId= */
 
         /* Rule 5: first boot. */
         bool machine_id_uninitialized;    /* /etc/machine-id says "uninitialized" */
         bool first_boot_flag_present;     /* /run/systemd/first-boot exists */
 
         /* Rule 6: ownership and permissions (from fstat of the open file
-         * and of the directory fd). */
+         * and of the directory fd): the file 0600 or stricter, the
+         * directory 0700 or stricter, both root's. */
         bool file_regular;
         uid_t file_uid;
         mode_t file_mode;

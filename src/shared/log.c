@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "io-util.h"
 #include "log.h"
+
+#define LOG_LINE_MAX 2048
 
 static const char *log_program = "entropy-gate";
 static int log_max_level = LOG_INFO;
 static bool log_quiet;
-static int log_prefix = -1; /* -1: not yet determined */
+static int log_prefix = -1;            /* stderr is the journal; -1: not yet determined */
+static int log_kmsg_fd = -EBADF;
 
 /* systemd sets JOURNAL_STREAM=<dev>:<ino> for the stream it connects to
  * stderr; if stderr is still that stream, the journal reads "<N>" prefixes
@@ -26,10 +31,25 @@ static bool stderr_is_journal(void) {
         return (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
 }
 
-void log_open(const char *program_name) {
+void log_open(const char *program_name, LogTarget target) {
+        const char *t;
+
         if (program_name)
                 log_program = program_name;
         log_prefix = stderr_is_journal();
+        log_kmsg_fd = safe_close(log_kmsg_fd);
+        /* As systemd's own generators: SYSTEMD_LOG_TARGET=console keeps
+         * messages on the console (stderr), e.g. when run by hand. */
+        t = getenv("SYSTEMD_LOG_TARGET");
+        if (target == LOG_TARGET_KMSG && !(t && streq(t, "console"))) {
+                log_kmsg_fd = open("/dev/kmsg", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+                if (log_kmsg_fd < 0)
+                        log_kmsg_fd = -EBADF;
+        }
+}
+
+void log_close(void) {
+        log_kmsg_fd = safe_close(log_kmsg_fd);
 }
 
 void log_set_max_level(int level) {
@@ -40,9 +60,38 @@ void log_set_quiet(bool quiet) {
         log_quiet = quiet;
 }
 
+/* Anything not printable becomes \xNN. */
+static size_t escape_line(char *out, size_t size, const char *in) {
+        size_t o = 0;
+
+        for (const char *p = in; *p && o + 5 < size; p++) {
+                unsigned char c = (unsigned char) *p;
+                if (c < 0x20 || c == 0x7f)
+                        o += (size_t) snprintf(out + o, size - o, "\\x%02x", c);
+                else
+                        out[o++] = (char) c;
+        }
+        out[o] = 0;
+        return o;
+}
+
+/* @k is what snprintf() wanted to write into @line: a message cut short
+ * still ends with its newline. */
+static size_t line_length(char *line, size_t size, int k) {
+        if (k < 0)
+                return 0;
+        if ((size_t) k >= size) {
+                line[size - 2] = '\n';
+                return size - 1;
+        }
+        return (size_t) k;
+}
+
 int log_internal(int level, int error, const char *format, ...) {
         int saved_errno = errno;
+        char msg[LOG_LINE_MAX], esc[LOG_LINE_MAX], line[LOG_LINE_MAX + 64];
         va_list ap;
+        int k;
 
         if (error < 0)
                 error = -error;
@@ -54,16 +103,33 @@ int log_internal(int level, int error, const char *format, ...) {
 
         /* %m must expand to the error we were given, not whatever errno is. */
         errno = error;
-        if (log_prefix)
-                fprintf(stderr, "<%i>", level);
-        else
-                fprintf(stderr, "%s: ", log_program);
         va_start(ap, format);
-        vfprintf(stderr, format, ap);
+        (void) vsnprintf(msg, sizeof(msg), format, ap);
         va_end(ap);
-        fputc('\n', stderr);
+
+        /* Names in messages come from files and the command line: escaped,
+         * a message stays one line whatever it quotes. */
+        (void) escape_line(esc, sizeof(esc), msg);
+        if (log_kmsg_fd >= 0) {
+                /* One write() per record, as /dev/kmsg wants. */
+                k = snprintf(line, sizeof(line), "<%i>%s: %s\n", level, log_program, esc);
+                if (write(log_kmsg_fd, line, line_length(line, sizeof(line), k)) >= 0)
+                        goto finish;
+        }
+        if (log_prefix > 0)
+                k = snprintf(line, sizeof(line), "<%i>%s\n", level, esc);
+        else
+                k = snprintf(line, sizeof(line), "%s: %s\n", log_program, esc);
+        (void) loop_write(STDERR_FILENO, line, line_length(line, sizeof(line), k));
 
 finish:
         errno = saved_errno;
         return -error;
+}
+
+void log_config_warning(void *userdata, const char *source, unsigned line, const char *message) {
+        if (line > 0)
+                log_warning("%s:%u: %s", source, line, message);
+        else
+                log_warning("%s: %s", source, message);
 }

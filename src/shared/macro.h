@@ -38,6 +38,11 @@ static inline int safe_close(int fd) {
 }
 
 static inline void closep(int *fd) { (void) safe_close(*fd); }
+
+/* Hand an fd out of a _cleanup_close_ variable: returns it and leaves -EBADF behind. */
+#define TAKE_FD(fd) ({ int _fd = (fd); (fd) = -EBADF; _fd; })
+/* The same for a pointer. */
+#define TAKE_PTR(p) ({ typeof(p) _p = (p); (p) = NULL; _p; })
 static inline void freep(void *p) { free(*(void **) p); }
 static inline void fclosep(FILE **f) { if (*f) (void) fclose(*f); }
 #define _cleanup_close_ _cleanup_(closep)

@@ -1,52 +1,39 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include <ctype.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io-util.h"
 #include "macro.h"
 #include "proc-cmdline.h"
+#include "root.h"
 
 #define CMDLINE_MAX (64 * 1024) /* the kernel's COMMAND_LINE_SIZE is at most a few KiB */
 
 int proc_cmdline_read(char **ret) {
-        const char *e = getenv("ENTROPY_GATE_PROC_CMDLINE");
-        _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *buf = NULL;
-        size_t n = 0;
+        _cleanup_free_ char *path = NULL;
+        char *buf;
+        size_t n;
+        int r;
 
-        if (e) {
-                buf = strdup(e);
-                if (!buf)
-                        return -ENOMEM;
-                *ret = buf;
-                buf = NULL;
-                return 0;
+        r = root_path("/proc/cmdline", &path);
+        if (r < 0)
+                return r;
+        r = read_file_at(AT_FDCWD, path, CMDLINE_MAX, READ_NUL_TERMINATE, &buf, &n, NULL);
+        if (r == -ENOENT && root_get()) {
+                /* An image's tree has no running kernel. */
+                buf = strdup("");
+                r = buf ? 0 : -ENOMEM;
         }
-
-        fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        buf = malloc(CMDLINE_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t k = read(fd, buf + n, CMDLINE_MAX - n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-                if (n == CMDLINE_MAX)
-                        return -E2BIG;
-        }
-        buf[n] = 0;
+        if (r < 0)
+                return r == -EFBIG ? -E2BIG : r;
         *ret = buf;
-        buf = NULL;
         return 0;
+}
+
+/* The kernel's isspace(): ASCII white space, no locale. */
+static bool kernel_isspace(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
 static bool key_equal(const char *a, size_t alen, const char *key) {
@@ -61,50 +48,67 @@ static bool key_equal(const char *a, size_t alen, const char *key) {
 }
 
 int proc_cmdline_get_key(const char *cmdline, const char *key, char **ret_value) {
-        char *found = NULL;
+        _cleanup_free_ char *found = NULL;
         int r = 0;
 
         for (const char *p = cmdline; *p;) {
-                const char *word, *eq = NULL;
-                size_t wlen;
-                bool quoted = false;
+                const char *word, *end, *val = NULL;
+                bool in_quote = false, quoted = false, stripped = false;
+                size_t i, equals = 0;
 
-                while (isspace((unsigned char) *p))
+                while (kernel_isspace(*p))
                         p++;
                 if (!*p)
                         break;
 
-                /* A word runs to the next space outside double quotes. */
-                word = p;
-                for (; *p && (quoted || !isspace((unsigned char) *p)); p++) {
-                        if (*p == '"')
-                                quoted = !quoted;
-                        else if (*p == '=' && !eq && !quoted)
-                                eq = p;
+                /* next_arg(): one leading quote opens a quoted word. */
+                if (*p == '"') {
+                        p++;
+                        in_quote = quoted = true;
                 }
-                wlen = (size_t) (p - word);
+                word = p;
+                for (i = 0; word[i]; i++) {
+                        if (kernel_isspace(word[i]) && !in_quote)
+                                break;
+                        /* The first '=' splits, inside quotes or not. */
+                        if (equals == 0 && word[i] == '=')
+                                equals = i;
+                        if (word[i] == '"')
+                                in_quote = !in_quote;
+                }
+                p = word + i;
+                end = word + i;
 
-                if (!key_equal(word, eq ? (size_t) (eq - word) : wlen, key))
+                if (equals > 0) {
+                        val = word + equals + 1;
+                        /* A quote opening the value goes, and one ending the word. */
+                        if (*val == '"') {
+                                val++;
+                                if (end > val && end[-1] == '"')
+                                        stripped = true;
+                        }
+                }
+                /* A quoted word loses its closing quote, unless the value's went already. */
+                if (stripped || (quoted && end > word && end[-1] == '"'))
+                        end--;
+
+                /* parse_args() stops at "--": the rest is for init. */
+                if (!val && end - word == 2 && strncmp(word, "--", 2) == 0)
+                        break;
+
+                if (!key_equal(word, equals > 0 ? equals : (size_t) (end - word), key))
                         continue;
 
                 free(found);
                 found = NULL;
                 r = 1;
-                if (eq) {
-                        const char *v = eq + 1, *end = word + wlen;
-                        char *o;
-
-                        found = malloc((size_t) (end - v) + 1);
+                if (val) {
+                        found = strndup(val, (size_t) (end > val ? end - val : 0));
                         if (!found)
                                 return -ENOMEM;
-                        o = found;
-                        for (; v < end; v++)
-                                if (*v != '"')
-                                        *o++ = *v;
-                        *o = 0;
                 }
         }
 
-        *ret_value = found;
+        *ret_value = TAKE_PTR(found);
         return r;
 }

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The kernel command line. $ENTROPY_GATE_PROC_CMDLINE, when set, is used
- * instead of /proc/cmdline (tests, and trying options without a reboot).
+/* The kernel command line: /proc/cmdline inside the root (see root.h; an
+ * image's tree normally has none, which reads as an empty command line).
  * Returns 0 and a NUL-terminated string in *ret, or -errno. */
 int proc_cmdline_read(char **ret);
 
-/* Pure: find "key=value" in @cmdline. Double quotes group words
- * (key="a b"), '-' and '_' match each other in the key, and the last
- * occurrence wins, as with the kernel's own parameters. Returns 1 and a
- * malloc'd value in *ret_value (NULL for a bare "key"), 0 when absent,
- * -ENOMEM. */
+/* Pure: find "key=value" in @cmdline, split into words exactly as the
+ * kernel's own parser (next_arg() in kernel/params.c) splits them: a word
+ * runs to the next space outside double quotes; a word that starts with a
+ * quote ("key=value") loses it and its closing quote; a value that starts
+ * with a quote (key="a b") loses it and a quote ending the word; quotes
+ * elsewhere stay. '-' and '_' match each other in the key, the last
+ * occurrence wins, and a bare "--" ends the kernel's parameters (what
+ * follows is init's). Returns 1 and a malloc'd value in *ret_value (NULL for
+ * a bare "key"), 0 when absent (*ret_value NULL), -ENOMEM. */
 int proc_cmdline_get_key(const char *cmdline, const char *key, char **ret_value);

@@ -1,17 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* What the boot-path binaries did this boot, for entropyctl: small
- * KEY=VALUE files (one per line, shell/env-file syntax, values without
- * newlines) in the runtime directory, $ENTROPY_GATE_RUN_DIR or
- * RUN_DIR_DEFAULT (/run/entropy-gate).
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "time-util.h"
+
+/* What the boot-path binaries did this boot, for entropyctl and for the
+ * next run of themselves: one small KEY=VALUE file each (one per line,
+ * shell/env-file syntax, values without newlines) in RUN_DIR_DEFAULT
+ * (/run/entropy-gate) inside the root. Each record is a type with one pure
+ * formatter and one pure parser; a parser ignores unknown keys and leaves
+ * missing fields at their "unknown" value, so either side may grow.
  *
  *   gate:  OUTCOME=ready|timeout-proceed|timeout-fail|interrupted|error
  *          READY_AT_START=yes|no
  *          START_BOOTTIME_USEC=N   (CLOCK_BOOTTIME when the gate started)
  *          END_BOOTTIME_USEC=N     (when it was released or gave up)
  *          WAITED_USEC=N
- *   seed:  ACTION=credited|not-credited|error
+ *   seed:  BOOT_ID=32 hex digits   (the boot whose load this is)
+ *          ACTION=credited|not-credited|error
  *          BITS=N                  (bits credited from the seed file, 0 if none)
  *          SEED_PATH=PATH
  *          REASON=TEXT             (why not credited; empty when credited)
@@ -22,12 +31,87 @@
  *          BOOTTIME_USEC=N
  */
 
+#define RUNSTATE_GATE "gate"
+#define RUNSTATE_SEED "seed"
+#define RUNSTATE_MAX 4096
+
+#define RUNSTATE_UNKNOWN UINT64_MAX   /* a number the record did not hold */
+
+typedef enum RecordOutcome {
+        RECORD_OUTCOME_READY,
+        RECORD_OUTCOME_TIMEOUT_PROCEED,
+        RECORD_OUTCOME_TIMEOUT_FAIL,
+        RECORD_OUTCOME_INTERRUPTED,
+        RECORD_OUTCOME_ERROR,
+        _RECORD_OUTCOME_MAX,
+        _RECORD_OUTCOME_INVALID = -1,
+} RecordOutcome;
+
+typedef struct GateRecord {
+        RecordOutcome outcome;
+        int ready_at_start;          /* -1: unknown */
+        uint64_t start_usec, end_usec, waited_usec;
+} GateRecord;
+
+typedef enum SeedAction {
+        SEED_ACTION_CREDITED,
+        SEED_ACTION_NOT_CREDITED,
+        SEED_ACTION_ERROR,
+        _SEED_ACTION_MAX,
+        _SEED_ACTION_INVALID = -1,
+} SeedAction;
+
+typedef enum CredentialResult {
+        CREDENTIAL_NONE,
+        CREDENTIAL_MIXED,
+        CREDENTIAL_CREDITED,
+        _CREDENTIAL_MAX,
+        _CREDENTIAL_INVALID = -1,
+} CredentialResult;
+
+#define RUNSTATE_TEXT_MAX 512
+
+typedef struct SeedRecord {
+        char boot_id[33];            /* "" unknown */
+        SeedAction action;
+        uint64_t bits;
+        char seed_path[RUNSTATE_TEXT_MAX];
+        char reason[RUNSTATE_TEXT_MAX];
+        CredentialResult credential;
+        uint64_t credential_bits;
+        uint64_t legacy_mixed;
+        int replacement_creditable;  /* -1: unknown */
+        uint64_t boottime_usec;
+} SeedRecord;
+
+const char *record_outcome_to_string(RecordOutcome o);
+RecordOutcome record_outcome_from_string(const char *s);
+const char *seed_action_to_string(SeedAction a);
+SeedAction seed_action_from_string(const char *s);
+const char *credential_result_to_string(CredentialResult c);
+CredentialResult credential_result_from_string(const char *s);
+
+/* Pure: the text of a record, into @buf. Returns its length, or -ENOBUFS. */
+int gate_record_format(const GateRecord *r, char *buf, size_t size);
+int seed_record_format(const SeedRecord *r, char *buf, size_t size);
+
+/* Pure: a record from its text; every field not found is unknown. */
+void gate_record_parse(const char *text, GateRecord *ret);
+void seed_record_parse(const char *text, SeedRecord *ret);
+
+/* RUN_DIR_DEFAULT inside the root, for messages. */
 const char *runstate_dir(void);
 
-/* Atomically replace RUN_DIR/@name with @content (temp file + rename),
- * creating the directory (0755) if needed. Returns 0 or -errno. */
-int runstate_write(const char *name, const char *content);
+/* Replace the record @name with @text, atomically (temporary file + rename;
+ * no fsync: /run is about this boot only), creating the directory (0755)
+ * if needed. Returns 0 or -errno. */
+int runstate_write(const char *name, const char *text);
 
-/* Read RUN_DIR/@name (or @path when non-NULL) and return the value of @key
- * in *ret (malloc'd). 1 found, 0 key absent, -ENOENT no file, -errno. */
-int runstate_read_key(const char *name, const char *key, char **ret);
+/* Read the record @name (bounded, not following symlinks) into a new
+ * NUL-terminated string. -ENOENT when there is none. */
+int runstate_read(const char *name, char **ret);
+
+/* runstate_read() and the parser: 1 and the record, 0 when there is none
+ * (*ret then all unknown), -errno when it cannot be read. */
+int gate_record_read(GateRecord *ret);
+int seed_record_read(SeedRecord *ret);

@@ -43,3 +43,69 @@ bool unit_name_is_valid(const char *name) {
                 return false;
         return true;
 }
+
+static bool has_suffix(const char *s, const char *suffix) {
+        size_t l = strlen(s), k = strlen(suffix);
+        return l >= k && streq(s + l - k, suffix);
+}
+
+const char *unit_name_gate_refusal(const char *name) {
+        static const struct {
+                const char *suffix;
+                const char *why;
+        } classes[] = {
+                { ".mount",     "a mount: the seed directory's file systems come before the gate" },
+                { ".automount", "an automount: file systems come before the gate" },
+                { ".swap",      "a swap: part of setting up local storage, which comes before the gate" },
+                { ".device",    "a device: devices appear before anything can be ordered" },
+                { ".slice",     "a slice: the gate runs inside one" },
+                { ".scope",     "a scope: not started by systemd, nothing to order" },
+                { ".target",    "a target: gate the units that need randomness, not synchronization points "
+                                "the gate itself may be ordered after" },
+        };
+        /* Services the seed helper or the gate are ordered after, directly
+         * or through the file systems the seed lives on. A trailing '*'
+         * matches any rest (templates and their instances, socket and
+         * service siblings). */
+        static const struct {
+                const char *pattern;
+                const char *why;
+        } early[] = {
+                { "entropy-*",                    "one of entropy-gate's own units" },
+                { "systemd-journald*",            "the journal: every service logs to it" },
+                { "systemd-udev*",                "udev: block devices and file systems wait for it" },
+                { "udev*",                        "udev: block devices and file systems wait for it" },
+                { "systemd-remount-fs.service",   "it makes the root file system writable, which the seed needs" },
+                { "systemd-fsck*",                "file system checks come before the seed's file system is mounted" },
+                { "systemd-growfs*",              "it grows file systems before they are used" },
+                { "systemd-makefs*",              "it makes file systems before they are mounted" },
+                { "systemd-quotacheck*",          "part of mounting local file systems" },
+                { "systemd-cryptsetup*",          "it unlocks block devices the seed's file system may be on "
+                                                  "(gate it in the initrd instead, see entropy-gate-initrd(7))" },
+                { "systemd-veritysetup*",         "it sets up block devices the seed's file system may be on" },
+                { "systemd-integritysetup*",      "it sets up block devices the seed's file system may be on" },
+                { "systemd-hibernate-resume*",    "it runs before local file systems are mounted" },
+                { "systemd-tmpfiles-setup-dev*",  "it creates device nodes early boot needs" },
+                { "blk-availability.service",     "part of block device set-up" },
+                { "lvm2-*",                       "it activates volumes the seed's file system may be on" },
+                { "dm-event*",                    "device mapper monitoring, part of block device set-up" },
+                { "mdadm*",                       "it assembles RAID devices the seed's file system may be on" },
+                { "mdmonitor*",                   "RAID monitoring, part of block device set-up" },
+                { "multipathd*",                  "it sets up block devices the seed's file system may be on" },
+                { "iscsid*",                      "network storage the seed's file system may be on" },
+                { "open-iscsi*",                  "network storage the seed's file system may be on" },
+                { "zfs-*",                        "it imports pools the seed's file system may be on" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(classes); i++)
+                if (has_suffix(name, classes[i].suffix))
+                        return classes[i].why;
+        for (size_t i = 0; i < ELEMENTSOF(early); i++) {
+                const char *p = early[i].pattern;
+                size_t l = strlen(p);
+
+                if (p[l - 1] == '*' ? strncmp(name, p, l - 1) == 0 : streq(name, p))
+                        return early[i].why;
+        }
+        return NULL;
+}

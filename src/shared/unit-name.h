@@ -12,3 +12,16 @@
  * only [A-Za-z0-9:_.\\-] (and one '@'), a non-empty prefix and a known
  * type suffix. Anything else, notably '/', never reaches a file name. */
 bool unit_name_is_valid(const char *name);
+
+/* Pure: why @name can never be ordered after entropy-ready.target, or NULL
+ * when it can. The gate and the seed helper run early (no default
+ * dependencies) and are themselves ordered after some units: the file
+ * systems the seed lives on and what makes them available (mounts, fsck,
+ * remounting the root writable, unlocking and assembling block devices),
+ * the journal's sockets, udev, and the slices they run in. Ordering any of
+ * those after the target closes a cycle, which systemd breaks by deleting a
+ * job at random: the root file system left read-only, or the gate itself
+ * skipped and consumers started unseeded. Whole classes are refused (mounts,
+ * automounts, swaps, devices, slices, scopes, targets), and the early-boot
+ * services by name or prefix; valid names only. */
+const char *unit_name_gate_refusal(const char *name);

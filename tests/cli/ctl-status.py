@@ -5,8 +5,11 @@
 on the host with the real pool and on constructed state with the fake pool:
 each seed-file verdict, the runstate results, the trust options, exit codes.
 
-Usage: ctl-status.py ENTROPYCTL ENTROPYCTL_FAKE_POOL SCHEMA
+Usage: ctl-status.py ENTROPYCTL ENTROPYCTL_FAKE_POOL SCHEMA CONF_FILE
        ctl-status.py --validate STATUS_JSON_FILE SCHEMA
+
+ENTROPYCTL_FAKE_POOL takes its root from $EG_TEST_ROOT (a test seam linked
+into it alone); CONF_FILE is the build's configured entropy-gate.conf.
 """
 import hashlib
 import json
@@ -71,7 +74,7 @@ if len(sys.argv) == 4 and sys.argv[1] == "--validate":
     print("valid" if not errors else "INVALID")
     sys.exit(1 if errors else 0)
 
-ctl, ctl_fake, schema_path = sys.argv[1:4]
+ctl, ctl_fake, schema_path, conf_file = sys.argv[1:5]
 schema = json.load(open(schema_path))
 
 # The validator itself must be able to fail.
@@ -129,21 +132,22 @@ def seed_file(seed, creditable=True, machine_id=MACHINE_ID, corrupt=False):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    root, seeddir, rundir = (os.path.join(tmp, d) for d in ("root", "seeds", "run"))
+    root = os.path.join(tmp, "root")
+    seeddir, rundir = os.path.join(root, "seeds"), os.path.join(root, "run/entropy-gate")
     os.makedirs(os.path.join(root, "etc"))
+    os.makedirs(os.path.join(root, "proc"))
     os.makedirs(seeddir)
     os.makedirs(rundir)
     with open(os.path.join(root, "etc/machine-id"), "w") as f:
         f.write(MACHINE_ID + "\n")
-    conf = os.path.join(tmp, "entropy-gate.conf")
+    with open(os.path.join(root, "proc/cmdline"), "w") as f:
+        f.write("ro random.trust_cpu=off quiet\n")
+    conf = root + conf_file
+    os.makedirs(os.path.dirname(conf), exist_ok=True)
     with open(conf, "w") as f:
-        f.write(f"[Seed]\nDirectory={seeddir}\n")
+        f.write("[Seed]\nDirectory=/seeds\n")
     env = {
-        "ENTROPY_GATE_CONF": conf,
-        "ENTROPY_GATE_CONF_DIR": os.path.join(tmp, "none"),
-        "ENTROPY_GATE_ROOT": root,
-        "ENTROPY_GATE_RUN_DIR": rundir,
-        "ENTROPY_GATE_PROC_CMDLINE": "ro random.trust_cpu=off quiet",
+        "EG_TEST_ROOT": root,
         "FAKE_POOL_READY_AFTER_MS": "0",
     }
     seed_path = os.path.join(seeddir, "seed")

@@ -11,17 +11,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-ENTROPY_GATE_RUN_DIR=$tmp/run "$ctl" timeline >"$tmp/out" || fail "timeline exited $?"
+# The fake-pool entropyctl takes its root from $EG_TEST_ROOT (a test seam).
+EG_TEST_ROOT=$tmp "$ctl" timeline >"$tmp/out" || fail "timeline exited $?"
 cat "$tmp/out"
 grep -q '^ *0\.000000s  kernel started$' "$tmp/out" || fail "no kernel start"
 # Without results, each missing source is named.
 grep -q "not found  entropy-seed's result" "$tmp/out" || fail "missing seed result not reported"
 grep -q "not found  entropy-gate's release" "$tmp/out" || fail "missing gate result not reported"
 
-mkdir "$tmp/run"
-printf 'ACTION=credited\nBITS=256\nREASON=\nBOOTTIME_USEC=2500000\n' >"$tmp/run/seed"
-printf 'OUTCOME=ready\nREADY_AT_START=no\nSTART_BOOTTIME_USEC=2000000\nEND_BOOTTIME_USEC=3250000\nWAITED_USEC=1250000\n' >"$tmp/run/gate"
-ENTROPY_GATE_RUN_DIR=$tmp/run "$ctl" timeline >"$tmp/out" || fail "timeline exited $?"
+mkdir -p "$tmp/run/entropy-gate"
+printf 'ACTION=credited\nBITS=256\nREASON=\nBOOTTIME_USEC=2500000\n' >"$tmp/run/entropy-gate/seed"
+printf 'OUTCOME=ready\nREADY_AT_START=no\nSTART_BOOTTIME_USEC=2000000\nEND_BOOTTIME_USEC=3250000\nWAITED_USEC=1250000\n' >"$tmp/run/entropy-gate/gate"
+EG_TEST_ROOT=$tmp "$ctl" timeline >"$tmp/out" || fail "timeline exited $?"
 cat "$tmp/out"
 grep -q '^ *2\.500000s  entropy-seed: seed loaded, credited 256 bits$' "$tmp/out" || fail "seed event wrong"
 grep -q '^ *3\.250000s  entropy-gate released: ready, waited 1\.250s$' "$tmp/out" || fail "gate event wrong"

@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """CLI tests of entropy-gate against a notify receiver of our own.
 
-usage: gate-cli.py fake ENTROPY_GATE_FAKEPOOL [CASE...]
-       gate-cli.py installed BUILD_DIR SBINDIR
+usage: gate-cli.py fake ENTROPY_GATE_FAKEPOOL CONF_FILE [CASE...]
+       gate-cli.py installed BUILD_DIR SBINDIR CONF_FILE
 
-"fake" runs entropy-gate-fakepool (the scripted pool of tests/fake/pool-fake.c)
-through each case (all when none are named). "installed" installs the project
-into a temporary DESTDIR and runs the real entropy-gate found there on this
-host, whose pool is initialized. Neither reads the host's configuration,
-kernel command line or /run: everything points into a temporary directory.
-Exit 0 when every case passed, 1 otherwise.
+"fake" runs entropy-gate-fakepool (the scripted pool of tests/fake/pool-fake.c,
+its root from $EG_TEST_ROOT) through each case (all when none are named),
+with a temporary root holding its configuration (CONF_FILE inside it), its
+kernel command line (proc/cmdline) and its /run. "installed" installs the
+project into a temporary DESTDIR and runs the real entropy-gate found there
+on this host, whose pool is initialized, in a private mount namespace with
+a /run, configuration and kernel command line of the test's own (root
+only). Exit 0 when every case passed, 1 otherwise, 77 when skipped.
 """
 import array
 import fcntl
@@ -26,6 +28,9 @@ import tempfile
 import time
 
 
+CONF_FILE = None
+
+
 class Failed(Exception):
     pass
 
@@ -39,17 +44,30 @@ class Run:
     """One entropy-gate process and everything it sent and printed."""
 
     def __init__(self, binary, args=(), env=None, abstract=False, pass_fds=(),
-                 signal_after=None, barrier_delay=0.0, timeout=20):
+                 signal_after=None, barrier_delay=0.0, timeout=20, cmdline="quiet", conf=None,
+                 run_unwritable=False, wrap=None):
         self.top = tempfile.mkdtemp(prefix="eg-gate-cli.")
-        self.run_dir = os.path.join(self.top, "run")
+        self.root = os.path.join(self.top, "root")
+        self.run_dir = os.path.join(self.root, "run/entropy-gate")
         self.messages = []     # (seconds since exec, text, [fds])
         self.barrier_fd_ok = None
+        os.makedirs(os.path.join(self.root, "proc"))
+        with open(os.path.join(self.root, "proc/cmdline"), "w") as f:
+            f.write(cmdline + "\n")
+        if conf is not None:
+            path = self.root + CONF_FILE
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(conf)
+        if run_unwritable:
+            # A file where the directory should be: the record cannot be written.
+            with open(os.path.join(self.root, "run"), "w") as f:
+                f.write("not a directory\n")
+        else:
+            os.makedirs(os.path.join(self.root, "run"))
         base = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "ENTROPY_GATE_RUN_DIR": self.run_dir,
-            "ENTROPY_GATE_PROC_CMDLINE": "quiet",
-            "ENTROPY_GATE_CONF": os.path.join(self.top, "no.conf"),
-            "ENTROPY_GATE_CONF_DIR": os.path.join(self.top, "no.conf.d"),
+            "EG_TEST_ROOT": self.root,
         }
         for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
             if k in os.environ:
@@ -76,7 +94,7 @@ class Run:
                 st = os.fstat(err.fileno())
                 base["JOURNAL_STREAM"] = "%d:%d" % (st.st_dev, st.st_ino)
             t0 = time.monotonic()
-            proc = subprocess.Popen([binary] + list(args), env=base, stdout=subprocess.PIPE,
+            proc = subprocess.Popen((wrap or []) + [binary] + list(args), env=base, stdout=subprocess.PIPE,
                                     stderr=err, pass_fds=pass_fds)
             for fd in pass_fds:
                 os.close(fd)
@@ -279,7 +297,7 @@ def case_notify_socket_gone(gate):
 
 def case_result_unwritable(gate):
     # The result file is for entropyctl; failing to write it must not fail the boot.
-    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "0", "ENTROPY_GATE_RUN_DIR": "/proc/version/x"})
+    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "0"}, run_unwritable=True)
     check(r.rc == 0, "exit status %s, expected 0" % r.rc, r.ctx())
     check(r.texts()[0].startswith("READY=1"), "no READY=1", r.ctx())
     check("Failed to write the result" in r.stderr, "no warning about the result file", r.ctx())
@@ -382,32 +400,52 @@ def case_usage(gate):
 
 def case_kernel_cmdline(gate):
     cmdline = "root=/dev/vda entropy_gate.timeout=200ms entropy_gate.on_timeout=proceed quiet"
-    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "never", "ENTROPY_GATE_PROC_CMDLINE": cmdline})
+    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "never"}, cmdline=cmdline)
     check(r.rc == 0 and "NOT seeded" in r.stderr, "entropy_gate.* on the kernel command line ignored", r.ctx())
     r.cleanup()
     # Explicit options win over the kernel command line.
-    r = Run(gate, ["--on-timeout=fail"],
-            env={"FAKE_POOL_READY_AFTER_MS": "never", "ENTROPY_GATE_PROC_CMDLINE": cmdline})
+    r = Run(gate, ["--on-timeout=fail"], env={"FAKE_POOL_READY_AFTER_MS": "never"}, cmdline=cmdline)
     check(r.rc == 3, "explicit --on-timeout=fail lost to the kernel command line", r.ctx())
     r.cleanup()
     # A bad value there is a warning, not a usage error.
-    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "0", "ENTROPY_GATE_PROC_CMDLINE": "entropy_gate.timeout=soon"})
+    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "0"}, cmdline="entropy_gate.timeout=soon")
     check(r.rc == 0 and "entropy_gate.timeout=soon" in r.stderr, "bad kernel command line value", r.ctx())
     r.cleanup()
 
 
 def case_config_file(gate):
-    top = tempfile.mkdtemp(prefix="eg-gate-conf.")
-    conf = os.path.join(top, "entropy-gate.conf")
-    with open(conf, "w") as f:
-        f.write("[Gate]\nTimeout=200ms\nOnTimeout=proceed\n")
-    env = {"FAKE_POOL_READY_AFTER_MS": "never", "ENTROPY_GATE_CONF": conf}
-    r = Run(gate, env=env)
+    conf = "[Gate]\nTimeout=200ms\nOnTimeout=proceed\n"
+    env = {"FAKE_POOL_READY_AFTER_MS": "never"}
+    r = Run(gate, env=env, conf=conf)
     check(r.rc == 0 and "NOT seeded" in r.stderr, "configuration file ignored", r.ctx())
     r.cleanup()
     # The kernel command line wins over the file.
-    r = Run(gate, env=dict(env, ENTROPY_GATE_PROC_CMDLINE="entropy_gate.on_timeout=fail"))
+    r = Run(gate, env=env, conf=conf, cmdline="entropy_gate.on_timeout=fail")
     check(r.rc == 3, "the file won over the kernel command line", r.ctx())
+    r.cleanup()
+
+
+def case_ready_fd_reader_gone(gate):
+    # The reader closed its end: no death by SIGPIPE, but exit 1 saying why.
+    rfd, wfd = os.pipe()
+    os.close(rfd)
+    r = Run(gate, ["--ready-fd=%d" % wfd], env={"FAKE_POOL_READY_AFTER_MS": "0"}, pass_fds=(wfd,))
+    check(r.rc == 1, "exit status %s, expected 1 (not killed by SIGPIPE)" % r.rc, r.ctx())
+    check("--ready-fd" in r.stderr and "Broken pipe" in r.stderr, "no message about --ready-fd", r.ctx())
+    r.cleanup()
+
+
+def case_environment_ignored(gate):
+    # The variables earlier versions took paths from move nothing.
+    top = tempfile.mkdtemp(prefix="eg-gate-env.")
+    with open(os.path.join(top, "c.conf"), "w") as f:
+        f.write("[Gate]\nTimeout=200ms\nOnTimeout=proceed\n")
+    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "0", "ENTROPY_GATE_CONF": os.path.join(top, "c.conf"),
+                       "ENTROPY_GATE_PROC_CMDLINE": "entropy_gate.timeout=soon",
+                       "ENTROPY_GATE_RUN_DIR": os.path.join(top, "run")})
+    check(r.rc == 0 and "soon" not in r.stderr, "followed the environment", r.ctx())
+    check(not os.path.exists(os.path.join(top, "run")), "wrote where the environment said", r.ctx())
+    check(r.result().get("OUTCOME") == "ready", "no record in the root's /run", r.ctx())
     r.cleanup()
     shutil.rmtree(top)
 
@@ -434,6 +472,9 @@ def run_cases(gate, names):
 
 
 def run_installed(build, sbindir):
+    if os.geteuid() != 0:
+        print("SKIP: the installed gate runs in a private mount namespace, which needs root")
+        return 77
     top = tempfile.mkdtemp(prefix="eg-gate-installed.")
     try:
         destdir = os.path.join(top, "root")
@@ -442,9 +483,18 @@ def run_installed(build, sbindir):
         check(p.returncode == 0, "cmake --install failed", p.stdout.decode())
         gate = destdir + sbindir + "/entropy-gate"
         check(os.access(gate, os.X_OK), gate + " not installed")
-        # The host's pool has long been initialized; the timeout only keeps
-        # a broken host from hanging the test.
-        r = Run(gate, ["--timeout=30s"])
+        # The real binary reads the real paths: give it, in a private mount
+        # namespace, a /run of its own and no configuration or kernel
+        # command line of the host's. The host's pool has long been
+        # initialized; the timeout only keeps a broken host from hanging.
+        runfs = os.path.join(top, "runfs")
+        os.makedirs(runfs)
+        script = ('mount --bind "$1" /run && mount --bind /dev/null /proc/cmdline && '
+                  'if [ -e "$2" ]; then mount --bind /dev/null "$2"; fi && '
+                  'if [ -d "$2.d" ]; then mount -t tmpfs none "$2.d"; fi && shift 2 && exec "$@"')
+        wrap = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", runfs, CONF_FILE]
+        r = Run(gate, ["--timeout=30s"], wrap=wrap)
+        r.run_dir = os.path.join(runfs, "entropy-gate")
         check(r.rc == 0, "exit status %s" % r.rc, r.ctx())
         f = r.fields()
         check(r.index("STATUS") >= 0, "no STATUS=", r.ctx())
@@ -462,9 +512,12 @@ def run_installed(build, sbindir):
 
 
 def main():
-    if len(sys.argv) >= 3 and sys.argv[1] == "fake":
-        return 1 if run_cases(sys.argv[2], sys.argv[3:]) else 0
-    if len(sys.argv) == 4 and sys.argv[1] == "installed":
+    global CONF_FILE
+    if len(sys.argv) >= 4 and sys.argv[1] == "fake":
+        CONF_FILE = sys.argv[3]
+        return 1 if run_cases(sys.argv[2], sys.argv[4:]) else 0
+    if len(sys.argv) == 5 and sys.argv[1] == "installed":
+        CONF_FILE = sys.argv[4]
         return run_installed(sys.argv[2], sys.argv[3])
     print(__doc__, file=sys.stderr)
     return 2

@@ -5,9 +5,10 @@
 # really takes effect: against a probe target ordered After= the unit,
 # systemd finds the ordering cycle that Wants= + After= create (and finds
 # none without the drop-in).
-# Usage: generator-verify.sh GENERATOR SOURCE_DIR
+# Usage: generator-verify.sh GENERATOR SOURCE_DIR CONF_FILE
+# (GENERATOR: the test twin, its root from $EG_TEST_ROOT)
 set -eu
-gen=$1 src=$2
+gen=$1 src=$2 conf_file=$3
 if ! command -v systemd-analyze >/dev/null 2>&1; then
         echo "SKIP: systemd-analyze not installed"
         exit 77
@@ -27,9 +28,9 @@ Description=A unit that needs a seeded pool
 Type=oneshot
 ExecStart=/bin/true
 UNIT
-printf '[Gate]\nUnits=eg-test.service\n' >"$tmp/main.conf"
-SYSTEMD_LOG_TARGET=console ENTROPY_GATE_CONF="$tmp/main.conf" ENTROPY_GATE_CONF_DIR="$tmp/none" \
-        ENTROPY_GATE_PROC_CMDLINE='' "$gen" "$tmp/normal" "$tmp/normal" "$tmp/normal" ||
+mkdir -p "$tmp/root$(dirname "$conf_file")"
+printf '[Gate]\nUnits=eg-test.service\n' >"$tmp/root$conf_file"
+SYSTEMD_LOG_TARGET=console EG_TEST_ROOT="$tmp/root" "$gen" "$tmp/normal" "$tmp/normal" "$tmp/normal" ||
         fail "generator exited $?"
 [ -f "$tmp/normal/eg-test.service.d/50-entropy-gate.conf" ] || fail "no drop-in written"
 

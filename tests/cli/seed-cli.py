@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """CLI tests of entropy-seed, run as entropy-seed-fakepool (the scripted pool
-of tests/fake/pool-fake.c) against temporary seed directories and a fake root
-($ENTROPY_GATE_ROOT): never the host's pool, seed, machine-id or /run.
+of tests/fake/pool-fake.c) with --root= a temporary tree holding its seed
+directory, machine-id, configuration (CONF_FILE inside it), kernel command
+line, boot id and /run: never the host's pool, seed, machine-id or /run. A
+"boot" is a boot id in ROOT/proc/sys/kernel/random/boot_id and an empty
+ROOT/run.
 
-usage: seed-cli.py ENTROPY_SEED_FAKEPOOL SEED_INSPECT
+usage: seed-cli.py ENTROPY_SEED_FAKEPOOL SEED_INSPECT CONF_FILE
 
 Every case prints its name; the first failed check stops the run with exit 1.
 Needs root (the crediting rules want root-owned seeds): exits 77 otherwise.
@@ -19,7 +22,7 @@ import sys
 import tempfile
 import time
 
-SEED_BIN, INSPECT = sys.argv[1], sys.argv[2]
+SEED_BIN, INSPECT, CONF_FILE = sys.argv[1], sys.argv[2], sys.argv[3]
 MACHINE_ID = "4c6f6e6720736565642074657374000a"
 OTHER_ID = "0123456789abcdef0123456789abcdef"
 LEGACY = ["var/lib/systemd/random-seed", "var/lib/seedrng/seed.credit",
@@ -44,24 +47,44 @@ class Env:
         self.top = tempfile.mkdtemp(prefix="eg-seed-cli.")
         os.chmod(self.top, 0o755)
         self.root = os.path.join(self.top, "root")
-        self.seeds = os.path.join(self.top, "seeds")
-        self.run = os.path.join(self.top, "run")
+        self.seeds_rel = "/var/lib/entropy-gate"
+        self.run = os.path.join(self.root, "run/entropy-gate")
         self.log = os.path.join(self.top, "pool.log")
         self.state = os.path.join(self.top, "pool.state")
+        self.conf = self.root + CONF_FILE
         os.makedirs(os.path.join(self.root, "etc"))
-        os.makedirs(os.path.join(self.root, "run/systemd"))
+        os.makedirs(os.path.join(self.root, "var/lib"))
+        os.makedirs(os.path.join(self.root, "proc/sys/kernel/random"))
+        self.set_cmdline("quiet")
+        self.new_boot()
         self.set_machine_id(MACHINE_ID)
         self.env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "ENTROPY_GATE_ROOT": self.root,
-            "ENTROPY_GATE_RUN_DIR": self.run,
-            "ENTROPY_GATE_PROC_CMDLINE": "quiet",
-            "ENTROPY_GATE_CONF": os.path.join(self.top, "no.conf"),
-            "ENTROPY_GATE_CONF_DIR": os.path.join(self.top, "no.conf.d"),
             "FAKE_POOL_LOG": self.log,
             "FAKE_POOL_STATE": self.state,
         }
         self.set_ready(ready)
+
+    def new_boot(self):
+        """A reboot: a new boot id and an empty /run."""
+        shutil.rmtree(os.path.join(self.root, "run"), ignore_errors=True)
+        os.makedirs(os.path.join(self.root, "run/systemd"))
+        b = os.urandom(16).hex()
+        with open(os.path.join(self.root, "proc/sys/kernel/random/boot_id"), "w") as f:
+            f.write(f"{b[:8]}-{b[8:12]}-{b[12:16]}-{b[16:20]}-{b[20:]}\n")
+
+    def set_cmdline(self, text):
+        with open(os.path.join(self.root, "proc/cmdline"), "w") as f:
+            f.write(text + "\n")
+
+    def write_conf(self, text):
+        os.makedirs(os.path.dirname(self.conf), exist_ok=True)
+        with open(self.conf, "w") as f:
+            f.write(text)
+
+    @property
+    def seeds(self):
+        return self.root + self.seeds_rel
 
     def set_ready(self, ready):
         """ready: the fake kernel's CRNG is initialized (state file), else never on its own."""
@@ -87,7 +110,7 @@ class Env:
         e = dict(self.env)
         e.update(env or {})
         t0 = time.monotonic()
-        p = subprocess.Popen([SEED_BIN, *args, "--seed-dir=" + self.seeds], env=e,
+        p = subprocess.Popen([SEED_BIN, *args, "--root=" + self.root, "--seed-dir=" + self.seeds_rel], env=e,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             out, err = p.communicate(timeout=timeout)
@@ -136,11 +159,13 @@ class Env:
         return data
 
     def make_seed(self, creditable=True):
-        """A valid seed, written by entropy-seed save itself (bound to the current machine-id)."""
+        """A valid seed, written by entropy-seed save itself (bound to the current
+        machine-id) at the end of a boot; the machine then reboots."""
         ready = "FAKE_POOL_READY_AFTER_MS" not in self.env
         self.set_ready(creditable)
         self.run_seed("save")
         self.set_ready(ready)
+        self.new_boot()
         d = self.inspect()
         check(d["ok"] and d["CREDITABLE"] == ("yes" if creditable else "no"), "save wrote an unexpected seed", str(d))
         return d["SEED"]
@@ -173,6 +198,7 @@ def cycle_rotates_and_credits_each_seed_once(e):
     seen = []
     for _ in range(3):
         e.run_seed("save")
+        e.new_boot()
         old = e.inspect()["SEED"]
         check(old not in seen, "save did not produce a new seed")
         seen.append(old)
@@ -188,7 +214,9 @@ def cycle_rotates_and_credits_each_seed_once(e):
     credited = e.credited()
     check(len(credited) == 3 and len(set(credited)) == 3, "each seed credited exactly once", str(credited))
     # A second load without a save in between credits the replacement, never the same bytes again.
+    e.new_boot()
     e.run_seed("load")
+    e.new_boot()
     e.run_seed("load")
     credited = e.credited()
     check(len(credited) == len(set(credited)), "a seed was credited twice", "\n".join(credited))
@@ -229,6 +257,7 @@ def clone_replacement_never_creditable_when_pool_not_ready(e):
     check(d["CREDITABLE"] == "no", "a clone's replacement was marked creditable", str(d))
     check(d["BOUND"] == "yes", "replacement is bound to the new machine-id", str(d))
     check(e.runstate()["REPLACEMENT_CREDITABLE"] == "no", "runstate REPLACEMENT_CREDITABLE")
+    e.new_boot()
     e.run_seed("load")                         # the next boot of the clone
     check(e.credited() == [], "the clone's replacement was credited on the next boot", e.out)
 
@@ -352,12 +381,12 @@ def mode_0644(e):
 
 @case
 def group_writable_dir(e):
-    bad_input(e, lambda e, g: os.chmod(e.seeds, 0o770), r"not crediting: seed directory is writable by group or others")
+    bad_input(e, lambda e, g: os.chmod(e.seeds, 0o770), r"not crediting: seed directory is mode 0770, must be 0700")
 
 
 @case
 def world_writable_dir(e):
-    bad_input(e, lambda e, g: os.chmod(e.seeds, 0o707), r"not crediting: seed directory is writable by group or others")
+    bad_input(e, lambda e, g: os.chmod(e.seeds, 0o707), r"not crediting: seed directory is mode 0707, must be 0700")
 
 
 @case
@@ -408,7 +437,8 @@ def read_only_directory(e):
     with open(e.seed, "rb") as f:
         before = f.read()
     script = ('mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 99; shift; exec "$@"')
-    p = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", e.seeds, SEED_BIN, "load", "--seed-dir=" + e.seeds],
+    p = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", e.seeds, SEED_BIN, "load", "--root=" + e.root,
+                        "--seed-dir=" + e.seeds_rel],
                        env=e.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=20)
     if p.returncode == 99:
         raise Skip("cannot make a read-only bind mount here: " + p.stdout.strip())
@@ -425,19 +455,22 @@ def read_only_directory(e):
 
 @case
 def seed_directory_unusable(e):
-    # The seed directory's parent is missing (/var not mounted): an error,
-    # but the credential and the machine-id are still handed to the pool.
+    # The seed directory's parent is missing (/var not mounted): an error;
+    # the credential and the machine-id are still handed to the pool, mixed:
+    # a credential is credited only where it can be remembered.
     data = os.urandom(32)
     write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
-    e.seeds = os.path.join(e.top, "no", "such")
+    e.seeds_rel = "/no/such"
     e.run_seed("load", expect=1)
     check(re.search(r"not crediting: cannot open and lock the seed directory .*/no/such: No such file", e.out),
           "message", e.out)
-    check(e.credited() == [data.hex()], "the credential must still be credited", e.out)
+    check(e.credited() == [] and data.hex() in e.mixed(), "the credential must be mixed, not credited", e.out)
+    check(re.search(r"Not crediting credential .*: no usable seed directory to remember it in", e.out),
+          "credential message", e.out)
     rs = e.runstate()
-    check(rs["ACTION"] == "error" and rs["CREDENTIAL"] == "credited", "runstate", str(rs))
+    check(rs["ACTION"] == "error" and rs["CREDENTIAL"] == "mixed", "runstate", str(rs))
     e.run_seed("save", expect=1)
-    check(not os.path.exists(os.path.join(e.top, "no")), "only the last component may be created")
+    check(not os.path.exists(os.path.join(e.root, "no")), "only the last component may be created")
 
 
 @case
@@ -467,20 +500,21 @@ def no_credit_option(e):
 @case
 def no_credit_kernel_cmdline(e):
     good = e.make_seed()
-    e.run_seed("load", env={"ENTROPY_GATE_PROC_CMDLINE": "ro entropy_gate.credit=0"})
+    e.set_cmdline("ro entropy_gate.credit=0")
+    e.run_seed("load")
     expect_no_credit(e, good, r"not crediting: crediting disabled \(entropy_gate.credit=0")
 
 
 @case
 def no_credit_config_file(e):
     good = e.make_seed()
-    with open(e.env["ENTROPY_GATE_CONF"], "w") as f:
-        f.write("[Seed]\nCredit=no\n")
+    e.write_conf("[Seed]\nCredit=no\n")
     e.run_seed("load")
     expect_no_credit(e, good, r"not crediting: crediting disabled")
     # The kernel command line wins over the file.
     e.make_seed()
-    e.run_seed("load", env={"ENTROPY_GATE_PROC_CMDLINE": "entropy_gate.credit=1"})
+    e.set_cmdline("entropy_gate.credit=1")
+    e.run_seed("load")
     check(len(e.credited()) == 1, "entropy_gate.credit=1 must override Credit=no", e.out)
 
 
@@ -588,8 +622,9 @@ def legacy_seeds_fifo_huge_symlink_skipped(e):
 
 @case
 def usage_and_exit_codes(e):
-    def run(args, code, pattern):
-        p = subprocess.run([SEED_BIN, *args], env=e.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    def run(args, code, pattern, root=True):
+        p = subprocess.run([SEED_BIN, *args] + (["--root=" + e.root] if root else []), env=e.env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         check(p.returncode == code, f"entropy-seed {' '.join(args)}: exit {p.returncode}, expected {code}", p.stdout)
         check(re.search(pattern, p.stdout), f"entropy-seed {' '.join(args)}: no {pattern!r}", p.stdout)
     run([], 2, r"Missing verb")
@@ -597,6 +632,9 @@ def usage_and_exit_codes(e):
     run(["load", "save"], 2, r"Too many arguments")
     run(["--bogus", "load"], 2, r"unrecognized option")
     run(["--seed-dir=", "load"], 2, r"needs a directory")
+    run(["--seed-dir=relative", "load"], 2, r"needs a directory")
+    run(["provision"], 2, r"needs --root", root=False)
+    run(["--machine-id=" + MACHINE_ID, "load"], 2, r"for provision only")
     run(["--help"], 0, r"--seed-dir=DIR")
     run(["--version"], 0, r"^entropy-seed \d")
     check(not os.path.exists(e.seeds), "usage errors must not touch anything")

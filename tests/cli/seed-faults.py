@@ -14,11 +14,17 @@ After every run:
     and the temporary file of the atomic write;
   - across the whole sequence (FAKE_POOL_LOG accumulates), no seed was ever
     credited twice: a run killed after crediting must have made the
-    replacement durable first, or the next run would credit the same bytes.
+    replacement durable first, or the next run would credit the same bytes;
+  - every system credential that was credited is in the seed directory's
+    list of credited credentials (remembered before it was credited, or a
+    replay of it on the next boot would be credited again).
+Every run is a boot of its own (a new boot id, an empty /run) and every load
+sees a fresh credential, so that each run goes the whole way.
 It prints how many injection points it tried. The pool is the fake one:
 nothing reaches the host's kernel pool, seed or machine-id.
 """
 import collections
+import hashlib
 import os
 import re
 import shutil
@@ -52,10 +58,29 @@ def main():
         shutil.rmtree(top, ignore_errors=True)
 
 
+def new_boot(root, with_credential):
+    """A reboot: a new boot id, an empty /run, and a fresh credential."""
+    shutil.rmtree(os.path.join(root, "run"), ignore_errors=True)
+    os.makedirs(os.path.join(root, "run/credentials/@system"))
+    with open(os.path.join(root, "proc/sys/kernel/random/boot_id"), "w") as f:
+        b = os.urandom(16).hex()
+        f.write(f"{b[:8]}-{b[8:12]}-{b[12:16]}-{b[16:20]}-{b[20:]}\n")
+    if with_credential:
+        with open(os.path.join(root, "run/credentials/@system/entropy-gate.seed"), "wb") as f:
+            f.write(os.urandom(32))
+
+
+CREDENTIAL_KEY = b"entropy-gate credential v1"
+
+
 def run(strace, top):
-    root, seeds, log = os.path.join(top, "root"), os.path.join(top, "seeds"), os.path.join(top, "pool.log")
+    root, log = os.path.join(top, "root"), os.path.join(top, "pool.log")
+    seeds = os.path.join(root, "seeds")
     state = os.path.join(top, "pool.state")
     os.makedirs(os.path.join(root, "etc"))
+    os.makedirs(os.path.join(root, "proc/sys/kernel/random"))
+    with open(os.path.join(root, "proc/cmdline"), "w") as f:
+        f.write("quiet\n")
     with open(os.path.join(root, "etc/machine-id"), "w") as f:
         f.write("6661756c7420696e6a656374696f6e21\n")
     with open(state, "w") as f:
@@ -68,16 +93,21 @@ def run(strace, top):
         f.write(legacy_bytes)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "ENTROPY_GATE_ROOT": root,
-        "ENTROPY_GATE_RUN_DIR": os.path.join(top, "run"),
-        "ENTROPY_GATE_PROC_CMDLINE": "quiet",
-        "ENTROPY_GATE_CONF": os.path.join(top, "no.conf"),
-        "ENTROPY_GATE_CONF_DIR": os.path.join(top, "no.conf.d"),
         "FAKE_POOL_LOG": log,
         "FAKE_POOL_STATE": state,
     }
     seed = os.path.join(seeds, "seed")
-    cmd = lambda verb: [SEED_BIN, verb, "--seed-dir=" + seeds]
+    cmd = lambda verb: [SEED_BIN, verb, "--root=" + root, "--seed-dir=/seeds"]
+
+    def remembered():
+        path = os.path.join(seeds, "credentials")
+        if not os.path.exists(path):
+            return set()
+        with open(path, "rb") as f:
+            data = f.read()
+        if data[:8] != b"\x89EGCRED\n" or (len(data) - 8) % 32:
+            fail("the list of credited credentials does not parse")
+        return {data[i:i + 32] for i in range(8, len(data), 32)}
 
     def inspect():
         p = subprocess.run([INSPECT, seed], stdout=subprocess.PIPE, text=True)
@@ -96,16 +126,31 @@ def run(strace, top):
         with open(legacy, "rb") as f:
             if f.read() != legacy_bytes:
                 fail(f"{what}: the legacy seed {legacy} was modified")
-        extra = set(os.listdir(seeds)) - {"seed", ".#seed.new"}
+        extra = set(os.listdir(seeds)) - {"seed", ".#seed.new", "credentials", ".#credentials.new"}
         if extra:
             fail(f"{what}: unexpected files in the seed directory: {sorted(extra)}")
         c = credited()
         dup = [h for h, n in collections.Counter(c).items() if n > 1]
         if dup:
             fail(f"{what}: a seed was credited twice: {dup[0]}")
+        known = remembered()
+        for h in c:
+            data = bytes.fromhex(h)
+            if len(data) == 32 and hashlib.blake2s(data, key=CREDENTIAL_KEY).digest() not in known and \
+                    data in credentials:
+                fail(f"{what}: credential {h} was credited but is not remembered")
         return out
 
+    credentials = set()
+
+    def boot(verb):
+        new_boot(root, verb == "load")
+        if verb == "load":
+            with open(os.path.join(root, "run/credentials/@system/entropy-gate.seed"), "rb") as f:
+                credentials.add(f.read())
+
     # A valid, creditable seed to start from.
+    boot("save")
     subprocess.run(cmd("save"), env=env, check=True, stderr=subprocess.DEVNULL)
     check_state("initial save")
 
@@ -119,6 +164,7 @@ def run(strace, top):
     for verb, env_run, label in (("load", env, "load"), ("save", not_ready, "save (pool not initialized)"),
                                  ("save", env, "save")):
         trace = os.path.join(top, "trace")
+        boot(verb)
         subprocess.run([strace, "-f", "-qq", "-o", trace, *cmd(verb)], env=env_run, check=True,
                        stderr=subprocess.DEVNULL)
         out = check_state(f"traced {label}")
@@ -140,6 +186,7 @@ def run(strace, top):
         for name, n in points:
             for fault in ("error=EIO", "signal=SIGKILL"):
                 what = f"{label} with {name}#{n} {fault}"
+                boot(verb)
                 try:
                     p = subprocess.run([strace, "-f", "-qq", "-o", "/dev/null",
                                         f"--inject={name}:{fault}:when={n}", *cmd(verb)],
@@ -158,13 +205,15 @@ def run(strace, top):
     # still credited at most once.
     before = len(credited())
     for verb in ("load", "save", "load"):
+        boot(verb)
         subprocess.run(cmd(verb), env=env, check=True, stderr=subprocess.DEVNULL)
         check_state(f"final {verb}")
-    if len(credited()) != before + 2:
-        fail("after the injections, load no longer credits a good seed exactly once")
+    if len(credited()) != before + 4:
+        fail("after the injections, load no longer credits a good seed and a new credential exactly once each")
 
     print(f"{tried} injection points tried ({tried // 2} system call occurrences x EIO and SIGKILL), "
-          f"{len(credited())} seeds credited, none twice, in {time.monotonic() - t0:.0f}s")
+          f"{len(credited())} seeds and credentials credited, none twice, every credential remembered, "
+          f"in {time.monotonic() - t0:.0f}s")
     return 0
 
 

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "paths.h"
+#include "root.h"
 
 typedef struct Warnings {
         unsigned n;
@@ -182,14 +183,25 @@ static void test_cmdline_units(void **state) {
         config_done(&c);
 }
 
-/* A scratch tree for the loader: ROOT/main.conf and ROOT/d/. */
+/* A scratch root for the loader: ROOT/CONF_FILE and ROOT/CONF_DROPIN_DIR. */
 static char root[64];
 
+static void mkdir_p(const char *rel) {
+        char cmd[600];
+
+        snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, rel);
+        assert_int_equal(system(cmd), 0);
+}
+
+/* "main.conf" is CONF_FILE, "d/NAME" is in CONF_DROPIN_DIR. */
 static void write_file(const char *rel, const char *text) {
         char path[512];
         FILE *f;
 
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        if (streq(rel, "main.conf"))
+                snprintf(path, sizeof(path), "%s%s", root, CONF_FILE);
+        else
+                snprintf(path, sizeof(path), "%s%s/%s", root, CONF_DROPIN_DIR, startswith(rel, "d/"));
         f = fopen(path, "we");
         assert_non_null(f);
         assert_int_equal(fputs(text, f) >= 0, 1);
@@ -197,21 +209,18 @@ static void write_file(const char *rel, const char *text) {
 }
 
 static int setup_tree(void **state) {
-        char p[512];
-
         strcpy(root, "/tmp/test-conf-parser.XXXXXX");
         if (!mkdtemp(root))
                 return -1;
-        snprintf(p, sizeof(p), "%s/main.conf", root);
-        setenv("ENTROPY_GATE_CONF", p, 1);
-        snprintf(p, sizeof(p), "%s/d", root);
-        setenv("ENTROPY_GATE_CONF_DIR", p, 1);
-        return mkdir(p, 0755);
+        mkdir_p(CONF_DROPIN_DIR);
+        root_set(root);
+        return 0;
 }
 
 static int teardown_tree(void **state) {
         char cmd[600];
 
+        root_set(NULL);
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         return system(cmd) == 0 ? 0 : -1;
 }
@@ -221,15 +230,15 @@ static void test_load_nothing(void **state) {
         Config c;
 
         /* Neither file nor directory: the defaults, silently. */
-        setenv("ENTROPY_GATE_CONF", "/nonexistent/entropy-gate.conf", 1);
-        setenv("ENTROPY_GATE_CONF_DIR", "/nonexistent/entropy-gate.conf.d", 1);
-        assert_int_equal(config_init(&c), 0);
-        assert_int_equal(config_load_files(&c, record_warning, &w), 0);
+        strcpy(root, "/tmp/test-conf-parser.XXXXXX");
+        assert_non_null(mkdtemp(root));
+        root_set(root);
+        assert_int_equal(config_load(&c, record_warning, &w), 0);
         assert_int_equal(w.n, 0);
         assert_true(c.timeout == USEC_INFINITY);
+        assert_null(c.broken);
+        assert_null(config_credit_disabled_by(&c));
         config_done(&c);
-        assert_int_equal(setup_tree(state), 0);
-        assert_string_equal(config_dropin_dir() + strlen(root), "/d");
         assert_int_equal(teardown_tree(state), 0);
 }
 
@@ -249,14 +258,9 @@ static void test_load_order(void **state) {
         memset(big, '#', sizeof(big) - 1);
         big[sizeof(big) - 1] = 0;
         write_file("d/50-big.conf", big);
-        {
-                char p[512];
-                snprintf(p, sizeof(p), "%s/d/60-dir.conf", root);
-                assert_int_equal(mkdir(p, 0755), 0);
-        }
+        mkdir_p(CONF_DROPIN_DIR "/60-dir.conf");
 
-        assert_int_equal(config_init(&c), 0);
-        assert_int_equal(config_load_files(&c, record_warning, &w), 0);
+        assert_int_equal(config_load(&c, record_warning, &w), 0);
         assert_true(c.timeout == 20 * USEC_PER_SEC);               /* 20-second.conf, the last to set it */
         assert_true(c.warn_after == 3 * USEC_PER_SEC);             /* 10-first.conf */
         assert_int_equal(c.on_timeout, ON_TIMEOUT_PROCEED);         /* main.conf; 30-reset's bad value ignored */
@@ -265,6 +269,9 @@ static void test_load_order(void **state) {
         /* 30-reset's bad value, 50-big and the 60-dir directory. */
         assert_int_equal(w.n, 3);
         assert_non_null(strstr(w.last, "60-dir.conf:0: Ignoring configuration file: not a regular file"));
+        /* Fail closed: a file that could not be read might have said Credit=no. */
+        assert_non_null(c.broken);
+        assert_non_null(strstr(config_credit_disabled_by(&c), "30-reset.conf does not parse"));
 
         /* Precedence: the kernel command line over the files. */
         assert_int_equal(config_apply_cmdline(&c, "entropy_gate.timeout=1s entropy_gate.units=c.service entropy_gate.credit=0",
@@ -282,10 +289,9 @@ static void test_load_warning_names_file(void **state) {
         Config c;
 
         write_file("main.conf", "[Gate]\n\nTimeout=never\n");
-        assert_int_equal(config_init(&c), 0);
-        assert_int_equal(config_load_files(&c, record_warning, &w), 0);
+        assert_int_equal(config_load(&c, record_warning, &w), 0);
         assert_int_equal(w.n, 1);
-        snprintf(expect, sizeof(expect), "%s/main.conf:3: Invalid Timeout=never", root);
+        snprintf(expect, sizeof(expect), "%s%s:3: Invalid Timeout=never", root, CONF_FILE);
         assert_non_null(strstr(w.last, expect));
         config_done(&c);
 }

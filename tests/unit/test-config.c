@@ -4,9 +4,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "config.h"
+#include "paths.h"
+#include "root.h"
 
 static unsigned n_warnings;
 
@@ -63,11 +66,163 @@ static void test_parse_boolean(void **state) {
         assert_true(parse_boolean(NULL) < 0);
 }
 
+static void ignore_warning(void *userdata, const char *source, unsigned line, const char *message) {
+        ++*(unsigned *) userdata;
+}
+
+/* Who turned crediting off is said, and said right. */
+static void test_credit_origin(void **state) {
+        unsigned n = 0;
+        Config c;
+
+        assert_int_equal(config_init(&c), 0);
+        assert_null(config_credit_disabled_by(&c));
+        assert_int_equal(config_parse_text(&c, "[Seed]\nCredit=no\n", "/etc/entropy-gate.conf", ignore_warning, &n), 0);
+        assert_string_equal(config_credit_disabled_by(&c), "Credit=no in /etc/entropy-gate.conf");
+        assert_int_equal(config_apply_cmdline(&c, "entropy_gate.credit=1", ignore_warning, &n), 0);
+        assert_null(config_credit_disabled_by(&c));
+        assert_int_equal(config_apply_cmdline(&c, "entropy-gate.credit=off", ignore_warning, &n), 0);
+        assert_string_equal(config_credit_disabled_by(&c), "entropy_gate.credit=off on the kernel command line");
+        assert_int_equal(n, 0);
+        config_done(&c);
+
+        /* Quoted as the kernel accepts it. */
+        assert_int_equal(config_init(&c), 0);
+        assert_int_equal(config_apply_cmdline(&c, "ro \"entropy_gate.credit=0\" quiet", ignore_warning, &n), 0);
+        assert_false(c.credit);
+        assert_non_null(config_credit_disabled_by(&c));
+        config_done(&c);
+}
+
+/* A value that does not parse may have meant no: off, for good. */
+static void test_credit_fail_closed(void **state) {
+        unsigned n = 0;
+        Config c;
+
+        assert_int_equal(config_init(&c), 0);
+        assert_int_equal(config_apply_cmdline(&c, "entropy_gate.credit=perhaps", ignore_warning, &n), 0);
+        assert_int_equal(n, 1);
+        assert_non_null(config_credit_disabled_by(&c));
+        assert_int_equal(config_apply_cmdline(&c, "entropy_gate.credit=1", ignore_warning, &n), 0);
+        assert_non_null(strstr(config_credit_disabled_by(&c), "perhaps"));
+        config_done(&c);
+
+        assert_int_equal(config_init(&c), 0);
+        assert_int_equal(config_parse_text(&c, "[Seed]\nCredit=nein\nCredit=yes\n", "f.conf", ignore_warning, &n), 0);
+        assert_non_null(config_credit_disabled_by(&c));
+        config_done(&c);
+}
+
+static char root[] = "/tmp/test-config.XXXXXX";
+
+static void put(const char *path, const void *text, size_t size) {
+        char p[512], cmd[1200];
+        FILE *f;
+
+        snprintf(p, sizeof(p), "%s%s", root, path);
+        snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && rm -rf '%s'", p, p);
+        assert_int_equal(system(cmd), 0);
+        f = fopen(p, "we");
+        assert_non_null(f);
+        assert_int_equal(fwrite(text, 1, size, f), size);
+        assert_int_equal(fclose(f), 0);
+}
+#define PUT(path, text) put(path, text, sizeof(text) - 1)
+
+/* Loads @... and says whether crediting ended up off. */
+static bool load_disables_credit(void) {
+        unsigned n = 0;
+        Config c;
+        bool off;
+
+        assert_int_equal(config_load(&c, ignore_warning, &n), 0);
+        off = config_credit_disabled_by(&c) != NULL;
+        config_done(&c);
+        return off;
+}
+
+static void test_load_fail_closed(void **state) {
+        char big[CONFIG_FILE_MAX + 100], p[512], cmd[600];
+
+        assert_non_null(mkdtemp(root));
+        root_set(root);
+        assert_false(load_disables_credit());
+
+        /* The switches themselves. */
+        PUT(CONF_FILE, "[Seed]\nCredit=no\n");
+        assert_true(load_disables_credit());
+        PUT("/proc/cmdline", "quiet\n");
+        assert_true(load_disables_credit());
+        PUT(CONF_FILE, "[Seed]\nCredit=yes\n");
+        assert_false(load_disables_credit());
+        PUT("/proc/cmdline", "ro \"entropy_gate.credit=0\"\n");
+        assert_true(load_disables_credit());
+        PUT("/proc/cmdline", "quiet\n");
+
+        /* Over the size limit, or with a NUL: not read, and so not trusted. */
+        memset(big, '#', sizeof(big));
+        memcpy(big, "[Seed]\nCredit=no\n", 18);
+        put(CONF_FILE, big, sizeof(big));
+        assert_true(load_disables_credit());
+        put(CONF_FILE, "[Seed]\nCredit=no\n\0\n", 20);
+        assert_true(load_disables_credit());
+        /* A line that does not parse, in any key. */
+        PUT(CONF_FILE, "[Seed]\nCredit=yes\nCreditt=no\n");
+        assert_true(load_disables_credit());
+        PUT(CONF_FILE, "[Seed]\nCredit=yes\n");
+        assert_false(load_disables_credit());
+        /* A drop-in that is not a file, or is a link out of the root's reach. */
+        PUT(CONF_DROPIN_DIR "/10-x.conf", "[Seed]\nCredit=yes\n");
+        assert_false(load_disables_credit());
+        snprintf(p, sizeof(p), "%s%s/20-loop.conf", root, CONF_DROPIN_DIR);
+        assert_int_equal(symlink("20-loop.conf", p), 0);
+        assert_true(load_disables_credit());
+        assert_int_equal(unlink(p), 0);
+        /* Masked as in systemd: a link to /dev/null is an empty file (a
+         * device node in the test's root needs root to make). */
+        if (geteuid() == 0) {
+                assert_int_equal(symlink("/dev/null", p), 0);
+                snprintf(cmd, sizeof(cmd), "mkdir -p '%s/dev' && cp -a /dev/null '%s/dev/null'", root, root);
+                assert_int_equal(system(cmd), 0);
+                assert_false(load_disables_credit());
+                assert_int_equal(unlink(p), 0);
+        }
+        /* A symlinked configuration file is followed, inside the root. */
+        snprintf(p, sizeof(p), "%s%s/10-x.conf", root, CONF_DROPIN_DIR);
+        assert_int_equal(unlink(p), 0);
+        PUT("/srv/eg.conf", "[Seed]\nCredit=no\n");
+        snprintf(p, sizeof(p), "%s%s", root, CONF_FILE);
+        assert_int_equal(unlink(p), 0);
+        assert_int_equal(symlink("/srv/eg.conf", p), 0);
+        assert_true(load_disables_credit());
+        /* The kernel command line cannot be read: it may have said no. */
+        assert_int_equal(unlink(p), 0);
+        snprintf(p, sizeof(p), "%s/proc/cmdline", root);
+        assert_int_equal(unlink(p), 0);
+        assert_int_equal(mkdir(p, 0755), 0);
+        assert_true(load_disables_credit());
+
+        /* Environment variables move nothing. */
+        assert_int_equal(rmdir(p), 0);
+        setenv("ENTROPY_GATE_CONF", "/nonexistent", 1);
+        setenv("ENTROPY_GATE_PROC_CMDLINE", "entropy_gate.credit=0", 1);
+        assert_false(load_disables_credit());
+        unsetenv("ENTROPY_GATE_CONF");
+        unsetenv("ENTROPY_GATE_PROC_CMDLINE");
+
+        root_set(NULL);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_defaults),
                 cmocka_unit_test(test_cmdline),
                 cmocka_unit_test(test_parse_boolean),
+                cmocka_unit_test(test_credit_origin),
+                cmocka_unit_test(test_credit_fail_closed),
+                cmocka_unit_test(test_load_fail_closed),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

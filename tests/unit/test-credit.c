@@ -25,7 +25,7 @@ static struct seed_facts good(void) {
                 .file_uid = 0,
                 .file_mode = S_IFREG | 0600,
                 .dir_uid = 0,
-                .dir_mode = S_IFDIR | 0755,
+                .dir_mode = S_IFDIR | 0700,
                 .replacement_durable = true,
         };
 }
@@ -41,7 +41,7 @@ static void test_all_rules_hold(void **state) {
 
         /* Stricter modes are fine too. */
         static const mode_t file_modes[] = { 0400, 0200, 0000, 0600 };
-        static const mode_t dir_modes[] = { 0700, 0755, 0555, 0711, 0500, 01755 };
+        static const mode_t dir_modes[] = { 0700, 0500, 0300, 01700 };
         for (size_t i = 0; i < ELEMENTSOF(file_modes); i++)
                 for (size_t j = 0; j < ELEMENTSOF(dir_modes); j++) {
                         f.file_mode = S_IFREG | file_modes[i];
@@ -74,8 +74,12 @@ static void test_each_rule_alone(void **state) {
                 { 6, "mode-0700",         "seed file is mode 0700, must be 0600 or stricter", true },
                 { 6, "mode-4600",         "seed file is mode 4600, must be 0600 or stricter", true },
                 { 6, "dir-uid",           "seed directory is owned by UID 65534, not root", true },
-                { 6, "dir-g+w",           "seed directory is writable by group or others (mode 0775)", true },
-                { 6, "dir-o+w",           "seed directory is writable by group or others (mode 1777)", true },
+                { 6, "dir-g+w",           "seed directory is mode 0775, must be 0700 or stricter", true },
+                { 6, "dir-o+w",           "seed directory is mode 1777, must be 0700 or stricter", true },
+                { 6, "dir-0755",          "seed directory is mode 0755, must be 0700 or stricter", true },
+                { 6, "dir-0711",          "seed directory is mode 0711, must be 0700 or stricter", true },
+                { 4, "mid-invalid",       "/etc/machine-id is not a valid machine-id (32 hex digits)", true },
+                { 5, "first-boot-clone",  "first boot (/etc/machine-id is uninitialized)", true },
                 { 7, "durable",           "replacement seed could not be written durably", false },
         };
 
@@ -121,6 +125,18 @@ static void test_each_rule_alone(void **state) {
                         f.dir_mode = S_IFDIR | 0775;
                 else if (streq(field, "dir-o+w"))
                         f.dir_mode = S_IFDIR | 01777;
+                else if (streq(field, "dir-0755"))
+                        f.dir_mode = S_IFDIR | 0755;
+                else if (streq(field, "dir-0711"))
+                        f.dir_mode = S_IFDIR | 0711;
+                else if (streq(field, "mid-invalid"))
+                        f.machine_id_invalid = true;
+                else if (streq(field, "first-boot-clone")) {
+                        /* An image's seed on a first boot: bound to the
+                         * machine that made the image. */
+                        f.machine_id_uninitialized = true;
+                        f.binding_matches = false;
+                }
                 else if (streq(field, "durable"))
                         f.replacement_durable = false;
                 else
@@ -168,7 +184,7 @@ static void test_no_machine_id(void **state) {
         d = seed_credit_decide(&f);
         assert_false(d.credit);
         assert_int_equal(d.rule, 4);
-        assert_string_equal(d.reason, "no machine-id to bind the seed to (CreditWithoutMachineID= is off)");
+        assert_string_equal(d.reason, "no machine-id to bind the seed to (CreditWithoutMachineId= is off)");
         assert_false(seed_credit_rules_2_to_6_hold(&f));
 
         f.credit_without_machine_id = true;
@@ -191,6 +207,17 @@ static void test_no_machine_id(void **state) {
         d = seed_credit_decide(&f);
         assert_false(d.credit);
         assert_int_equal(d.rule, 4);
+
+        /* A machine-id that exists but is unreadable or invalid is never
+         * "none": the knob does not let an unbound seed through. */
+        f = good();
+        f.machine_id_invalid = true;
+        f.credit_without_machine_id = true;
+        f.binding_matches = true;
+        d = seed_credit_decide(&f);
+        assert_false(d.credit);
+        assert_int_equal(d.rule, 4);
+        assert_false(seed_credit_rules_2_to_6_hold(&f));
 
         /* Nor does it skip the first-boot flag. */
         f = good();

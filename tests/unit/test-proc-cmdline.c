@@ -3,11 +3,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "macro.h"
 #include "proc-cmdline.h"
+#include "root.h"
 
 static void check(const char *cmdline, const char *key, int want_r, const char *want_value) {
         char *v = (char *) "untouched";
@@ -37,22 +40,75 @@ static void test_get_key(void **state) {
         check("a=b=c", "a", 1, "b=c");
 }
 
-static void test_read_env(void **state) {
-        char *s = NULL;
+/* As the kernel's next_arg() splits words: the quoting a boot loader may
+ * add around a whole parameter is the kernel's, so it is ours. */
+static void test_kernel_quoting(void **state) {
+        check("\"entropy_gate.credit=0\"", "entropy_gate.credit", 1, "0");
+        check("ro \"entropy_gate.credit=0\" quiet", "entropy_gate.credit", 1, "0");
+        check("\"entropy_gate.credit\"", "entropy_gate.credit", 1, NULL);
+        check("entropy_gate.credit=\"0\"", "entropy_gate.credit", 1, "0");
+        check("\"entropy_gate.units=a.service b.service\" ro", "entropy_gate.units", 1, "a.service b.service");
+        /* Quotes inside a value stay, as the kernel leaves them. */
+        check("a=\"b c\"d", "a", 1, "b c\"d");
+        check("a=x\"y z\"", "a", 1, "x\"y z\"");
+        check("a=\"", "a", 1, "");
+        check("a=\"\"", "a", 1, "");
+        /* The first '=' splits, even inside quotes. */
+        check("\"a=b\"=c", "a", 1, "b\"=c");
+        /* "--" ends the kernel's parameters; the rest is init's. */
+        check("ro -- entropy_gate.credit=0", "entropy_gate.credit", 0, NULL);
+        check("entropy_gate.credit=1 -- entropy_gate.credit=0", "entropy_gate.credit", 1, "1");
+        check("--x entropy_gate.credit=0", "entropy_gate.credit", 1, "0");
+        /* Only ASCII white space separates. */
+        check("a=1\vb=2", "b", 1, "2");
+}
 
-        assert_int_equal(setenv("ENTROPY_GATE_PROC_CMDLINE", "entropy_gate.timeout=3", 1), 0);
+static void test_read_root(void **state) {
+        char root[] = "/tmp/test-proc-cmdline.XXXXXX", path[128];
+        char *s = NULL;
+        FILE *f;
+
+        /* An image's tree has no kernel: an empty command line. */
+        assert_non_null(mkdtemp(root));
+        root_set(root);
         assert_int_equal(proc_cmdline_read(&s), 0);
-        assert_string_equal(s, "entropy_gate.timeout=3");
+        assert_string_equal(s, "");
+        free(s);
+
+        snprintf(path, sizeof(path), "%s/proc", root);
+        assert_int_equal(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/proc/cmdline", root);
+        f = fopen(path, "we");
+        assert_non_null(f);
+        fputs("entropy_gate.timeout=3\n", f);
+        fclose(f);
+        assert_int_equal(proc_cmdline_read(&s), 0);
+        assert_string_equal(s, "entropy_gate.timeout=3\n");
+        free(s);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(mkdir(path, 0755), 0);
+        assert_int_equal(proc_cmdline_read(&s), -EISDIR);
+        assert_int_equal(rmdir(path), 0);
+
+        /* The environment is no way in. */
+        assert_int_equal(setenv("ENTROPY_GATE_PROC_CMDLINE", "entropy_gate.timeout=9", 1), 0);
+        assert_int_equal(proc_cmdline_read(&s), 0);
+        assert_string_equal(s, "");
         free(s);
         assert_int_equal(unsetenv("ENTROPY_GATE_PROC_CMDLINE"), 0);
+
+        root_set(NULL);
         assert_int_equal(proc_cmdline_read(&s), 0); /* the host's /proc/cmdline */
         free(s);
+        snprintf(path, sizeof(path), "rm -rf '%s'", root);
+        assert_int_equal(system(path), 0);
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_get_key),
-                cmocka_unit_test(test_read_env),
+                cmocka_unit_test(test_kernel_quoting),
+                cmocka_unit_test(test_read_root),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The seed store against a temporary directory: bounded, non-following,
- * non-blocking reads; the atomic write; the directory lock. */
+/* The seed store against a temporary directory: the directory lock and its
+ * deadline, reading what is under the seed's name, the durable replace, and
+ * the memory of credited credentials. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,8 +19,10 @@ static char dir[] = "/tmp/test-seed-store.XXXXXX";
 static int dfd = -EBADF;
 
 static int setup(void **state) {
+        FileStat st;
+
         assert_non_null(mkdtemp(dir));
-        dfd = seed_dir_open_locked(dir);
+        dfd = seed_dir_open_locked(dir, SEED_LOCK_TIMEOUT_USEC, &st);
         assert_true(dfd >= 0);
         return 0;
 }
@@ -33,138 +36,17 @@ static int teardown(void **state) {
         return 0;
 }
 
-static void put(const char *name, const char *content) {
+static void put(const char *name, const void *content, size_t size) {
         _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         assert_true(fd >= 0);
-        assert_int_equal(write(fd, content, strlen(content)), (ssize_t) strlen(content));
-}
-
-static void test_read_regular(void **state) {
-        SeedStat st;
-        void *buf = NULL;
-        size_t n = 0;
-        int fd;
-
-        put("a", "hello");
-        fd = seed_file_open(dfd, "a", &st);
-        assert_true(fd >= 0);
-        assert_true(S_ISREG(st.mode));
-        assert_int_equal(st.mode & 07777, 0600);
-        assert_int_equal(st.uid, geteuid());
-        assert_int_equal(seed_file_read(fd, 5, &buf, &n), 0);
-        assert_int_equal(n, 5);
-        assert_memory_equal(buf, "hello", 5);
-        free(buf);
-        safe_close(fd);
-
-        /* One byte over the bound is refused, and *ret_* stay untouched. */
-        fd = seed_file_open(dfd, "a", &st);
-        buf = (void *) 0x1;
-        n = 42;
-        assert_int_equal(seed_file_read(fd, 4, &buf, &n), -EFBIG);
-        assert_ptr_equal(buf, (void *) 0x1);
-        assert_int_equal(n, 42);
-        safe_close(fd);
-}
-
-static void test_read_huge_sparse(void **state) {
-        _cleanup_close_ int fd = openat(dfd, "huge", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        SeedStat st;
-        void *buf = NULL;
-        size_t n = 0;
-        int rfd;
-
-        assert_true(fd >= 0);
-        assert_int_equal(ftruncate(fd, (off_t) 1 << 30), 0);
-        rfd = seed_file_open(dfd, "huge", &st);
-        assert_true(rfd >= 0);
-        assert_true(st.size == (off_t) 1 << 30);
-        assert_int_equal(seed_file_read(rfd, 596, &buf, &n), -EFBIG);
-        safe_close(rfd);
-}
-
-static void test_open_symlink_fifo_dir(void **state) {
-        SeedStat st;
-        void *buf = NULL;
-        size_t n = 0;
-        char path[256];
-        int fd;
-
-        put("target", "secret");
-        assert_int_equal(symlinkat("target", dfd, "link"), 0);
-        assert_int_equal(seed_file_open(dfd, "link", &st), -ELOOP);
-
-        /* Opening a FIFO would block for a writer without O_NONBLOCK. */
-        assert_int_equal(mkfifoat(dfd, "fifo", 0600), 0);
-        fd = seed_file_open(dfd, "fifo", &st);
-        assert_true(fd >= 0);
-        assert_true(S_ISFIFO(st.mode));
-        assert_int_equal(seed_file_read(fd, 100, &buf, &n), -EBADFD);
-        safe_close(fd);
-
-        assert_int_equal(mkdirat(dfd, "sub", 0700), 0);
-        fd = seed_file_open(dfd, "sub", &st);
-        assert_true(fd >= 0);
-        assert_true(S_ISDIR(st.mode));
-        safe_close(fd);
-
-        assert_int_equal(seed_file_open(dfd, "missing", &st), -ENOENT);
-
-        snprintf(path, sizeof(path), "%s/fifo", dir);
-        assert_int_equal(read_file_bounded(path, 100, &buf, &n), -EBADFD);
-        snprintf(path, sizeof(path), "%s/link", dir);
-        assert_int_equal(read_file_bounded(path, 100, &buf, &n), -ELOOP);
-        snprintf(path, sizeof(path), "%s/target", dir);
-        assert_int_equal(read_file_bounded(path, 100, &buf, &n), 0);
-        assert_int_equal(n, 6);
-        free(buf);
-}
-
-static void test_write_atomic(void **state) {
-        struct stat st;
-        SeedStat sst;
-        void *buf = NULL;
-        size_t n = 0;
-        int fd;
-
-        /* A stale temporary file from a killed run does not get in the way. */
-        put(".#seed.new", "stale");
-        put("seed", "old");
-        assert_int_equal(seed_file_write_atomic(dfd, "seed", "new content", 11), 0);
-        assert_int_equal(fstatat(dfd, ".#seed.new", &st, AT_SYMLINK_NOFOLLOW), -1);
-        assert_int_equal(errno, ENOENT);
-        fd = seed_file_open(dfd, "seed", &sst);
-        assert_true(fd >= 0);
-        assert_int_equal(sst.mode & 07777, 0600);
-        assert_int_equal(seed_file_read(fd, 100, &buf, &n), 0);
-        assert_int_equal(n, 11);
-        assert_memory_equal(buf, "new content", 11);
-        free(buf);
-        safe_close(fd);
-
-        /* The name is replaced, not followed: a symlink in its place is
-         * replaced by the file, and its target is left alone. */
-        put("victim", "keep");
-        assert_int_equal(symlinkat("victim", dfd, "lnk"), 0);
-        assert_int_equal(seed_file_write_atomic(dfd, "lnk", "x", 1), 0);
-        assert_int_equal(fstatat(dfd, "lnk", &st, AT_SYMLINK_NOFOLLOW), 0);
-        assert_true(S_ISREG(st.st_mode));
-        fd = seed_file_open(dfd, "victim", &sst);
-        assert_int_equal(seed_file_read(fd, 100, &buf, &n), 0);
-        assert_memory_equal(buf, "keep", 4);
-        free(buf);
-        safe_close(fd);
-
-        /* A directory in the way: the write fails and leaves no temporary. */
-        assert_int_equal(mkdirat(dfd, "d", 0700), 0);
-        assert_int_equal(seed_file_write_atomic(dfd, "d", "x", 1), -EISDIR);
-        assert_int_equal(fstatat(dfd, ".#d.new", &st, AT_SYMLINK_NOFOLLOW), -1);
+        assert_int_equal(loop_write(fd, content, size), 0);
 }
 
 static void test_lock(void **state) {
         _cleanup_close_ int other = -EBADF;
         char path[256];
-        SeedStat st;
+        FileStat st;
+        usec_t t0;
         int fd;
 
         /* Another open of the directory cannot take the lock while we hold it. */
@@ -173,30 +55,124 @@ static void test_lock(void **state) {
         assert_int_equal(flock(other, LOCK_EX | LOCK_NB), -1);
         assert_int_equal(errno, EWOULDBLOCK);
 
+        /* A lock held by someone else is waited for a bounded time only. */
+        t0 = now_usec(CLOCK_MONOTONIC);
+        assert_int_equal(seed_dir_open_locked(dir, 300 * USEC_PER_MSEC, &st), -ETIMEDOUT);
+        assert_true(now_usec(CLOCK_MONOTONIC) - t0 >= 300 * USEC_PER_MSEC);
+
         /* A missing directory is created 0700; only the last component. */
         snprintf(path, sizeof(path), "%s/new", dir);
-        fd = seed_dir_open_locked(path);
+        fd = seed_dir_open_locked(path, SEED_LOCK_TIMEOUT_USEC, &st);
         assert_true(fd >= 0);
-        assert_int_equal(seed_dir_stat(fd, &st), 0);
         assert_true(S_ISDIR(st.mode));
         assert_int_equal(st.mode & 07777, 0700);
         safe_close(fd);
         snprintf(path, sizeof(path), "%s/no/such", dir);
-        assert_int_equal(seed_dir_open_locked(path), -ENOENT);
+        assert_int_equal(seed_dir_open_locked(path, SEED_LOCK_TIMEOUT_USEC, &st), -ENOENT);
 
         /* A file where the directory should be. */
-        put("file", "x");
+        put("file", "x", 1);
         snprintf(path, sizeof(path), "%s/file", dir);
-        assert_int_equal(seed_dir_open_locked(path), -ENOTDIR);
+        assert_int_equal(seed_dir_open_locked(path, SEED_LOCK_TIMEOUT_USEC, &st), -ENOTDIR);
+}
+
+static void test_read_write(void **state) {
+        _cleanup_(seed_file_erase) SeedFile f = { .creditable = true, .seed_size = 64 };
+        _cleanup_(stored_seed_done) StoredSeed s = {};
+        const uint8_t *bytes;
+        size_t n;
+
+        (void) unlinkat(dfd, SEED_FILE_NAME, 0);
+        stored_seed_read(dfd, &s);
+        assert_false(s.exists);
+        assert_string_equal(s.problem, "no seed file");
+
+        memset(f.seed, 0xa5, f.seed_size);
+        assert_int_equal(stored_seed_write(dfd, &f), 0);
+        stored_seed_read(dfd, &s);
+        assert_true(s.exists && s.parsed);
+        assert_int_equal(s.stat.mode & 07777, 0600);
+        assert_true(s.file.creditable);
+        bytes = stored_seed_bytes(&s, &n);
+        assert_int_equal(n, 64);
+        assert_memory_equal(bytes, f.seed, 64);
+        stored_seed_done(&s);
+
+        /* Not a seed: what it holds is still there to mix. */
+        put(SEED_FILE_NAME, "garbage", 7);
+        stored_seed_read(dfd, &s);
+        assert_true(s.exists);
+        assert_false(s.parsed);
+        assert_non_null(strstr(s.problem, "does not parse"));
+        bytes = stored_seed_bytes(&s, &n);
+        assert_int_equal(n, 7);
+        assert_memory_equal(bytes, "garbage", 7);
+        stored_seed_done(&s);
+
+        /* A symlink is not followed, a FIFO not read. */
+        assert_int_equal(unlinkat(dfd, SEED_FILE_NAME, 0), 0);
+        assert_int_equal(symlinkat("/etc/passwd", dfd, SEED_FILE_NAME), 0);
+        stored_seed_read(dfd, &s);
+        assert_true(s.exists);
+        assert_non_null(strstr(s.problem, "symbolic link"));
+        stored_seed_done(&s);
+        assert_int_equal(unlinkat(dfd, SEED_FILE_NAME, 0), 0);
+        assert_int_equal(mkfifoat(dfd, SEED_FILE_NAME, 0600), 0);
+        stored_seed_read(dfd, &s);
+        assert_non_null(strstr(s.problem, "FIFO"));
+        assert_int_equal(unlinkat(dfd, SEED_FILE_NAME, 0), 0);
+}
+
+static void test_credentials(void **state) {
+        uint8_t a[CREDENTIAL_HASH_SIZE], b[CREDENTIAL_HASH_SIZE], h[CREDENTIAL_HASH_SIZE];
+        struct stat st;
+
+        credential_hash("credential one", 14, a);
+        credential_hash("credential two", 14, b);
+        assert_memory_not_equal(a, b, sizeof(a));
+
+        (void) unlinkat(dfd, SEED_CREDENTIALS_NAME, 0);
+        assert_int_equal(credential_seen(dfd, a), 0);
+        assert_int_equal(credential_remember(dfd, a), 0);
+        assert_int_equal(credential_seen(dfd, a), 1);
+        assert_int_equal(credential_seen(dfd, b), 0);
+        assert_int_equal(credential_remember(dfd, b), 0);
+        assert_int_equal(credential_seen(dfd, a), 1);
+        assert_int_equal(credential_seen(dfd, b), 1);
+        assert_int_equal(fstatat(dfd, SEED_CREDENTIALS_NAME, &st, 0), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+
+        /* Bounded: the oldest entries go first. */
+        for (unsigned i = 0; i < CREDENTIALS_SEEN_MAX; i++) {
+                credential_hash(&i, sizeof(i), h);
+                assert_int_equal(credential_remember(dfd, h), 0);
+        }
+        assert_int_equal(credential_seen(dfd, a), 0);
+        assert_int_equal(credential_seen(dfd, h), 1);
+        assert_int_equal(fstatat(dfd, SEED_CREDENTIALS_NAME, &st, 0), 0);
+        assert_int_equal(st.st_size, 8 + CREDENTIALS_SEEN_MAX * CREDENTIAL_HASH_SIZE);
+
+        /* A list that does not parse is an error, never "not seen". */
+        put(SEED_CREDENTIALS_NAME, "nonsense", 8);
+        assert_int_equal(credential_seen(dfd, a), -EBADMSG);
+        assert_int_equal(credential_remember(dfd, a), -EBADMSG);
+}
+
+static void test_legacy_list(void **state) {
+        assert_true(legacy_seeds_count >= 4);
+        for (size_t i = 0; i < legacy_seeds_count; i++) {
+                assert_true(legacy_seeds[i].path[0] == '/');
+                assert_non_null(legacy_seeds[i].what);
+                assert_non_null(legacy_seeds[i].why);
+        }
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_read_regular),
-                cmocka_unit_test(test_read_huge_sparse),
-                cmocka_unit_test(test_open_symlink_fifo_dir),
-                cmocka_unit_test(test_write_atomic),
                 cmocka_unit_test(test_lock),
+                cmocka_unit_test(test_read_write),
+                cmocka_unit_test(test_credentials),
+                cmocka_unit_test(test_legacy_list),
         };
         umask(022);
         return cmocka_run_group_tests(tests, setup, teardown);

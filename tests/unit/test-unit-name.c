@@ -46,10 +46,42 @@ static void test_invalid(void **state) {
         assert_false(unit_name_is_valid(longname));
 }
 
+/* What can never be gated, by class and by name; what can. */
+static void test_gate_refusal(void **state) {
+        static const char *const refused[] = {
+                "var-lib.mount", "proc-sys.automount", "dev-sda2.swap", "dev-hwrng.device", "user.slice",
+                "session-1.scope", "multi-user.target", "local-fs.target", "cryptsetup-pre.target",
+                "entropy-gate.service", "entropy-seed.service", "entropy-ready.target",
+                "systemd-journald.service", "systemd-journald.socket", "systemd-journald-dev-log.socket",
+                "systemd-udevd.service", "systemd-udev-trigger.service", "systemd-udevd-kernel.socket",
+                "systemd-remount-fs.service", "systemd-fsck-root.service",
+                "systemd-fsck@dev-disk-by\\x2duuid-1234.service", "systemd-cryptsetup@luks.service",
+                "systemd-growfs@-.service", "systemd-tmpfiles-setup-dev.service",
+                "systemd-tmpfiles-setup-dev-early.service", "lvm2-monitor.service", "lvm2-pvscan@8:1.service",
+                "mdadm-last-resort@md0.service", "iscsid.service",
+        };
+        static const char *const allowed[] = {
+                "ssh.service", "sshd.service", "getty@tty1.service", "cert@.service", "fstrim.timer",
+                "nginx.socket", "x.path", "systemd-random-seed.service", "systemd-tmpfiles-setup.service",
+                "systemd-networkd.service", "dbus.service", "cloud-init.service", "clevis-luks-askpass.path",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+                const char *why = unit_name_gate_refusal(refused[i]);
+                if (!why)
+                        fail_msg("%s can be gated?", refused[i]);
+                print_message("%s: %s\n", refused[i], why);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(allowed); i++)
+                if (unit_name_gate_refusal(allowed[i]))
+                        fail_msg("%s refused: %s", allowed[i], unit_name_gate_refusal(allowed[i]));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_valid),
                 cmocka_unit_test(test_invalid),
+                cmocka_unit_test(test_gate_refusal),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "io-util.h"
+#include "macro.h"
+
+ssize_t loop_read(int fd, void *buf, size_t size) {
+        size_t done = 0;
+
+        while (done < size) {
+                ssize_t k = read(fd, (char *) buf + done, size - done);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        break;
+                done += (size_t) k;
+        }
+        return (ssize_t) done;
+}
+
+int loop_write(int fd, const void *buf, size_t size) {
+        for (const char *p = buf; size > 0;) {
+                ssize_t k = write(fd, p, size);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        return -EIO;
+                p += k;
+                size -= (size_t) k;
+        }
+        return 0;
+}
+
+void file_stat_from_stat(const struct stat *st, FileStat *ret) {
+        *ret = (FileStat) {
+                .uid = st->st_uid,
+                .mode = st->st_mode,
+                .size = st->st_size,
+                .mtime = st->st_mtim,
+        };
+}
+
+int open_nofollow_at(int dfd, const char *path, FileStat *ret_stat) {
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        /* O_NONBLOCK: a FIFO planted under a name we read would otherwise
+         * wait for a writer that never comes, and hold up the boot with it.
+         * O_NOFOLLOW: a file is what it claims to be only if the name itself
+         * is the file; a symlink could point anywhere, including at a file
+         * every clone of an image shares. */
+        fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        if (ret_stat) {
+                if (fstat(fd, &st) < 0)
+                        return negative_errno();
+                file_stat_from_stat(&st, ret_stat);
+        }
+        return TAKE_FD(fd);
+}
+
+void erase_free(void *p, size_t size) {
+        if (!p)
+                return;
+        erase(p, size);
+        free(p);
+}
+
+int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size) {
+        struct stat st;
+        char *buf;
+        ssize_t n;
+
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        if (st.st_size < 0 || (unsigned long long) st.st_size > max)
+                return -EFBIG;
+
+        /* One byte more than allowed: the file may have grown after fstat. */
+        buf = malloc(max + 1);
+        if (!buf)
+                return -ENOMEM;
+        n = loop_read(fd, buf, max + 1);
+        if (n < 0 || (size_t) n > max ||
+            ((flags & READ_REFUSE_NUL) && memchr(buf, 0, (size_t) n))) {
+                int r = n < 0 ? (int) n : (size_t) n > max ? -EFBIG : -EBADMSG;
+                if (flags & READ_SECRET)
+                        erase(buf, max + 1);
+                free(buf);
+                return r;
+        }
+        if (flags & READ_NUL_TERMINATE)
+                buf[n] = 0;
+        *ret_buf = buf;
+        *ret_size = (size_t) n;
+        return 0;
+}
+
+int read_file_at(int dfd, const char *path, size_t max, ReadFlags flags,
+                 char **ret_buf, size_t *ret_size, FileStat *ret_stat) {
+        _cleanup_close_ int fd = -EBADF;
+        FileStat st;
+        int r;
+
+        fd = open_nofollow_at(dfd, path, &st);
+        if (fd < 0)
+                return fd;
+        if (!S_ISREG(st.mode))
+                return S_ISDIR(st.mode) ? -EISDIR : -EBADFD;
+        r = read_fd_bounded(fd, max, flags, ret_buf, ret_size);
+        if (r >= 0 && ret_stat)
+                *ret_stat = st;
+        return r;
+}
+
+int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags) {
+        _cleanup_close_ int fd = -EBADF;
+        char tmp[256];
+        int r, k;
+
+        if (flags & WRITE_UNIQUE_TMP)
+                k = snprintf(tmp, sizeof(tmp), ".#%s.%ld", name, (long) getpid());
+        else
+                k = snprintf(tmp, sizeof(tmp), ".#%s.new", name);
+        if (k < 0 || (size_t) k >= sizeof(tmp))
+                return -ENAMETOOLONG;
+
+        /* A leftover from a run killed between create and rename was never in
+         * place: drop it. Only under the caller's lock is the fixed name
+         * nobody else's. */
+        if (!(flags & WRITE_UNIQUE_TMP) && unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
+                return negative_errno();
+
+        /* O_EXCL: never write into a file someone else created or linked. */
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+        if (fd < 0)
+                return negative_errno();
+
+        r = loop_write(fd, buf, size);
+        if (r < 0)
+                goto fail;
+
+        /* The data must be on disk before the rename is: otherwise a power
+         * cut after the rename reached the journal can leave a zero-length or
+         * torn file under the real name (ext4 data=writeback, XFS). */
+        if ((flags & WRITE_DURABLE) && fsync(fd) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        fd = safe_close(fd);
+
+        if (renameat(dfd, tmp, dfd, name) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+
+        /* The rename itself is durable only once the directory is. */
+        if ((flags & WRITE_DURABLE) && fsync(dfd) < 0)
+                return negative_errno();
+        return 0;
+
+fail:
+        (void) unlinkat(dfd, tmp, 0);
+        return r;
+}

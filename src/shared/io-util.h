@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* The I/O layer every module uses: one read loop, one write loop, one
+ * bounded safe file read and one fd-relative atomic write. Nothing here
+ * logs; everything returns 0 (or a count) on success and -errno on failure,
+ * with out-parameters untouched on failure. */
+
+/* read() until @size bytes or end of file, retrying EINTR. Returns the
+ * number of bytes read (less than @size only at end of file), or -errno. */
+ssize_t loop_read(int fd, void *buf, size_t size);
+
+/* write() all @size bytes, retrying EINTR and short writes. 0 or -errno
+ * (-EIO when the kernel accepts nothing). */
+int loop_write(int fd, const void *buf, size_t size);
+
+typedef enum ReadFlags {
+        READ_NUL_TERMINATE = 1 << 0,  /* text: one byte more allocated, set to NUL */
+        READ_REFUSE_NUL    = 1 << 1,  /* text: a NUL byte inside is -EBADMSG */
+        READ_SECRET        = 1 << 2,  /* key material: the buffer is wiped on error paths */
+} ReadFlags;
+
+/* Facts about the file read, for callers that judge ownership and modes. */
+typedef struct FileStat {
+        uid_t uid;
+        mode_t mode;                  /* type and permission bits, as st_mode */
+        off_t size;
+        struct timespec mtime;
+} FileStat;
+
+void file_stat_from_stat(const struct stat *st, FileStat *ret);
+
+/* Open @path relative to @dfd (AT_FDCWD, or a directory fd) for reading
+ * without following a symlink in the last component (-ELOOP), without
+ * blocking on a FIFO (O_NONBLOCK), and without taking a terminal. Returns
+ * the fd and, when @ret_stat is non-NULL, what fstat() says; whatever the
+ * type (the caller decides what to say about a non-regular file). */
+int open_nofollow_at(int dfd, const char *path, FileStat *ret_stat);
+
+/* Read the regular file @fd, at most @max bytes, into a new buffer. A file
+ * larger than @max is refused with -EFBIG before anything is read when fstat
+ * says so, and by reading at most @max + 1 bytes when it grew since: a 1 GiB
+ * file costs neither memory nor time. -EBADFD when @fd is not a regular
+ * file. The buffer has room for @max + 1 bytes (the caller wipes secrets
+ * with that size, READ_SECRET) and is NUL-terminated with
+ * READ_NUL_TERMINATE. */
+int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size);
+
+/* open_nofollow_at() then read_fd_bounded(): the one way this project reads a
+ * file it does not trust (seeds, the machine-id, credentials, configuration,
+ * records). @ret_stat as for open_nofollow_at(), filled only on success. */
+int read_file_at(int dfd, const char *path, size_t max, ReadFlags flags,
+                 char **ret_buf, size_t *ret_size, FileStat *ret_stat);
+
+/* Wipe @size bytes of @p and free it (NULL is fine). */
+void erase_free(void *p, size_t size);
+
+typedef enum WriteFlags {
+        /* fsync the file before the rename and the directory after it: once
+         * the call returns, the new content survives a power cut. */
+        WRITE_DURABLE = 1 << 0,
+        /* The temporary name carries the pid, for writers that hold no lock;
+         * otherwise it is fixed (".#NAME.new") and a leftover from a killed
+         * run is removed first, which is only safe under a lock. */
+        WRITE_UNIQUE_TMP = 1 << 1,
+} WriteFlags;
+
+/* Replace @name under @dfd with @size bytes of @buf, atomically: a
+ * temporary file created O_EXCL|O_NOFOLLOW with @mode, written, renamed over
+ * @name. After a crash at any point @name holds the old content or the new,
+ * never a mixture. On failure the temporary file is removed and @name is
+ * untouched. */
+int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags);

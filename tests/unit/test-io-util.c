@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The I/O layer against a temporary directory: the loops, the bounded,
+ * non-following, non-blocking read, and the atomic write. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "io-util.h"
+#include "macro.h"
+
+static char dir[] = "/tmp/test-io-util.XXXXXX";
+static int dfd = -EBADF;
+
+static int setup(void **state) {
+        assert_non_null(mkdtemp(dir));
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dfd >= 0);
+        return 0;
+}
+
+static int teardown(void **state) {
+        char cmd[128];
+
+        safe_close(dfd);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        return 0;
+}
+
+static void put(const char *name, const char *content) {
+        _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(loop_write(fd, content, strlen(content)), 0);
+}
+
+static void test_loops(void **state) {
+        int p[2];
+        char buf[16];
+
+        assert_int_equal(pipe(p), 0);
+        assert_int_equal(loop_write(p[1], "abcdef", 6), 0);
+        safe_close(p[1]);
+        /* Reads to end of file when asked for more than there is. */
+        assert_int_equal(loop_read(p[0], buf, sizeof(buf)), 6);
+        assert_memory_equal(buf, "abcdef", 6);
+        assert_int_equal(loop_read(p[0], buf, sizeof(buf)), 0);
+        safe_close(p[0]);
+        assert_int_equal(loop_read(-1, buf, 1), -EBADF);
+        assert_int_equal(loop_write(-1, buf, 1), -EBADF);
+}
+
+static void test_read_regular(void **state) {
+        FileStat st;
+        char *buf = NULL;
+        size_t n = 0;
+        int fd;
+
+        put("a", "hello");
+        fd = open_nofollow_at(dfd, "a", &st);
+        assert_true(fd >= 0);
+        assert_true(S_ISREG(st.mode));
+        assert_int_equal(st.mode & 07777, 0600);
+        assert_int_equal(st.uid, geteuid());
+        assert_int_equal(read_fd_bounded(fd, 5, 0, &buf, &n), 0);
+        assert_int_equal(n, 5);
+        assert_memory_equal(buf, "hello", 5);
+        free(buf);
+        safe_close(fd);
+
+        /* One byte over the bound is refused, and *ret_* stay untouched. */
+        fd = open_nofollow_at(dfd, "a", &st);
+        buf = (char *) 0x1;
+        n = 42;
+        assert_int_equal(read_fd_bounded(fd, 4, READ_SECRET, &buf, &n), -EFBIG);
+        assert_ptr_equal(buf, (char *) 0x1);
+        assert_int_equal(n, 42);
+        safe_close(fd);
+
+        /* Text: NUL-terminated, and a NUL inside refused on request. */
+        assert_int_equal(read_file_at(dfd, "a", 100, READ_NUL_TERMINATE, &buf, &n, NULL), 0);
+        assert_string_equal(buf, "hello");
+        free(buf);
+        fd = openat(dfd, "nul", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        assert_int_equal(loop_write(fd, "a\0b", 3), 0);
+        safe_close(fd);
+        assert_int_equal(read_file_at(dfd, "nul", 100, READ_REFUSE_NUL, &buf, &n, NULL), -EBADMSG);
+        assert_int_equal(read_file_at(dfd, "nul", 100, 0, &buf, &n, &st), 0);
+        assert_int_equal(n, 3);
+        assert_true(S_ISREG(st.mode));
+        free(buf);
+}
+
+static void test_read_huge_sparse(void **state) {
+        _cleanup_close_ int fd = openat(dfd, "huge", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        FileStat st;
+        char *buf = NULL;
+        size_t n = 0;
+        int rfd;
+
+        assert_true(fd >= 0);
+        assert_int_equal(ftruncate(fd, (off_t) 1 << 30), 0);
+        rfd = open_nofollow_at(dfd, "huge", &st);
+        assert_true(rfd >= 0);
+        assert_true(st.size == (off_t) 1 << 30);
+        assert_int_equal(read_fd_bounded(rfd, 596, 0, &buf, &n), -EFBIG);
+        safe_close(rfd);
+}
+
+static void test_open_symlink_fifo_dir(void **state) {
+        FileStat st;
+        char *buf = NULL;
+        size_t n = 0;
+        char path[256];
+        int fd;
+
+        put("target", "secret");
+        assert_int_equal(symlinkat("target", dfd, "link"), 0);
+        assert_int_equal(open_nofollow_at(dfd, "link", &st), -ELOOP);
+
+        /* Opening a FIFO would block for a writer without O_NONBLOCK. */
+        assert_int_equal(mkfifoat(dfd, "fifo", 0600), 0);
+        fd = open_nofollow_at(dfd, "fifo", &st);
+        assert_true(fd >= 0);
+        assert_true(S_ISFIFO(st.mode));
+        assert_int_equal(read_fd_bounded(fd, 100, 0, &buf, &n), -EBADFD);
+        safe_close(fd);
+
+        assert_int_equal(mkdirat(dfd, "sub", 0700), 0);
+        fd = open_nofollow_at(dfd, "sub", &st);
+        assert_true(fd >= 0);
+        assert_true(S_ISDIR(st.mode));
+        safe_close(fd);
+
+        assert_int_equal(open_nofollow_at(dfd, "missing", &st), -ENOENT);
+
+        snprintf(path, sizeof(path), "%s/fifo", dir);
+        assert_int_equal(read_file_at(AT_FDCWD, path, 100, 0, &buf, &n, NULL), -EBADFD);
+        snprintf(path, sizeof(path), "%s/link", dir);
+        assert_int_equal(read_file_at(AT_FDCWD, path, 100, 0, &buf, &n, NULL), -ELOOP);
+        snprintf(path, sizeof(path), "%s/sub", dir);
+        assert_int_equal(read_file_at(AT_FDCWD, path, 100, 0, &buf, &n, NULL), -EISDIR);
+        snprintf(path, sizeof(path), "%s/target", dir);
+        assert_int_equal(read_file_at(AT_FDCWD, path, 100, 0, &buf, &n, NULL), 0);
+        assert_int_equal(n, 6);
+        free(buf);
+}
+
+static void test_write_atomic(void **state) {
+        struct stat st;
+        FileStat fst;
+        char *buf = NULL;
+        size_t n = 0;
+
+        /* A stale temporary file from a killed run does not get in the way. */
+        put(".#seed.new", "stale");
+        put("seed", "old");
+        assert_int_equal(write_file_atomic_at(dfd, "seed", "new content", 11, 0600, WRITE_DURABLE), 0);
+        assert_int_equal(fstatat(dfd, ".#seed.new", &st, AT_SYMLINK_NOFOLLOW), -1);
+        assert_int_equal(errno, ENOENT);
+        assert_int_equal(read_file_at(dfd, "seed", 100, 0, &buf, &n, &fst), 0);
+        assert_int_equal(fst.mode & 07777, 0600);
+        assert_int_equal(n, 11);
+        assert_memory_equal(buf, "new content", 11);
+        free(buf);
+
+        /* The name is replaced, not followed: a symlink in its place is
+         * replaced by the file, and its target is left alone. */
+        put("victim", "keep");
+        assert_int_equal(symlinkat("victim", dfd, "lnk"), 0);
+        assert_int_equal(write_file_atomic_at(dfd, "lnk", "x", 1, 0600, WRITE_DURABLE), 0);
+        assert_int_equal(fstatat(dfd, "lnk", &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_true(S_ISREG(st.st_mode));
+        assert_int_equal(read_file_at(dfd, "victim", 100, 0, &buf, &n, NULL), 0);
+        assert_memory_equal(buf, "keep", 4);
+        free(buf);
+
+        /* A directory in the way: the write fails and leaves no temporary. */
+        assert_int_equal(mkdirat(dfd, "d", 0700), 0);
+        assert_int_equal(write_file_atomic_at(dfd, "d", "x", 1, 0600, WRITE_DURABLE), -EISDIR);
+        assert_int_equal(fstatat(dfd, ".#d.new", &st, AT_SYMLINK_NOFOLLOW), -1);
+
+        /* Unlocked writers: a temporary name of their own, never a
+         * leftover's, and the mode asked for. */
+        assert_int_equal(write_file_atomic_at(dfd, "rec", "A=1\n", 4, 0644, WRITE_UNIQUE_TMP), 0);
+        assert_int_equal(read_file_at(dfd, "rec", 100, READ_NUL_TERMINATE, &buf, &n, &fst), 0);
+        assert_string_equal(buf, "A=1\n");
+        assert_int_equal(fst.mode & 07777, 0644);
+        free(buf);
+}
+
+static void test_erase_free(void **state) {
+        erase_free(NULL, 10);
+        erase_free(strdup("secret"), 7);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_loops),
+                cmocka_unit_test(test_read_regular),
+                cmocka_unit_test(test_read_huge_sparse),
+                cmocka_unit_test(test_open_symlink_fifo_dir),
+                cmocka_unit_test(test_write_atomic),
+                cmocka_unit_test(test_erase_free),
+        };
+        umask(022);
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
