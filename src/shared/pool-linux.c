@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <sys/random.h>
 
+#include "io-util.h"
 #include "macro.h"
 #include "pool.h"
 
@@ -61,33 +62,19 @@ int pool_add_seed(const void *buf, size_t size, bool credit) {
                 return r < 0 ? r : 0;
         }
 
-        for (const char *p = buf; size > 0;) {
-                ssize_t n = write(fd, p, size);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                p += n;
-                size -= (size_t) n;
-        }
-        return 0;
+        return loop_write(fd, buf, size);
 }
 
 int pool_size_bits(void) {
-        _cleanup_close_ int fd = -EBADF;
-        char buf[16];
-        ssize_t n;
+        _cleanup_free_ char *buf = NULL;
         char *end;
+        size_t n;
         long bits;
+        int r;
 
-        fd = open("/proc/sys/kernel/random/poolsize", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        n = read(fd, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = 0;
+        r = read_file_at(AT_FDCWD, "/proc/sys/kernel/random/poolsize", 16, READ_NUL_TERMINATE, &buf, &n, NULL);
+        if (r < 0)
+                return r;
         errno = 0;
         bits = strtol(buf, &end, 10);
         if (errno != 0 || end == buf || bits <= 0 || bits > INT32_MAX)
@@ -111,6 +98,7 @@ static int getrandom_all(void *buf, size_t size, unsigned flags) {
 
 int pool_random_bytes(void *buf, size_t size) {
         _cleanup_close_ int fd = -EBADF;
+        ssize_t n;
         int r;
 
         r = getrandom_all(buf, size, GRND_NONBLOCK);
@@ -130,14 +118,6 @@ int pool_random_bytes(void *buf, size_t size) {
         fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return negative_errno();
-        for (char *p = buf; size > 0;) {
-                ssize_t n = read(fd, p, size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? negative_errno() : -EIO;
-                p += n;
-                size -= (size_t) n;
-        }
-        return 0;
+        n = loop_read(fd, buf, size);
+        return n < 0 ? (int) n : (size_t) n == size ? 0 : -EIO;
 }

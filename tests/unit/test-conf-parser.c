@@ -14,6 +14,7 @@
 #include "config.h"
 #include "paths.h"
 #include "root.h"
+#include "test-util.h"
 
 typedef struct Warnings {
         unsigned n;
@@ -184,45 +185,30 @@ static void test_cmdline_units(void **state) {
 }
 
 /* A scratch root for the loader: ROOT/CONF_FILE and ROOT/CONF_DROPIN_DIR. */
-static char root[64];
-
-static void mkdir_p(const char *rel) {
-        char cmd[600];
-
-        snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, rel);
-        assert_int_equal(system(cmd), 0);
-}
+static char root[PATH_MAX];
 
 /* "main.conf" is CONF_FILE, "d/NAME" is in CONF_DROPIN_DIR. */
 static void write_file(const char *rel, const char *text) {
-        char path[512];
-        FILE *f;
+        char path[PATH_MAX];
 
         if (streq(rel, "main.conf"))
-                snprintf(path, sizeof(path), "%s%s", root, CONF_FILE);
+                snprintf(path, sizeof(path), "%s", CONF_FILE);
         else
-                snprintf(path, sizeof(path), "%s%s/%s", root, CONF_DROPIN_DIR, startswith(rel, "d/"));
-        f = fopen(path, "we");
-        assert_non_null(f);
-        assert_int_equal(fputs(text, f) >= 0, 1);
-        assert_int_equal(fclose(f), 0);
+                snprintf(path, sizeof(path), "%s/%s", CONF_DROPIN_DIR, startswith(rel, "d/"));
+        test_write_text(root, path, text);
 }
 
 static int setup_tree(void **state) {
-        strcpy(root, "/tmp/test-conf-parser.XXXXXX");
-        if (!mkdtemp(root))
-                return -1;
-        mkdir_p(CONF_DROPIN_DIR);
+        test_tmpdir(root, "test-conf-parser");
+        test_mkdir_p(root, CONF_DROPIN_DIR);
         root_set(root);
         return 0;
 }
 
 static int teardown_tree(void **state) {
-        char cmd[600];
-
         root_set(NULL);
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-        return system(cmd) == 0 ? 0 : -1;
+        test_rm_rf(root);
+        return 0;
 }
 
 static void test_load_nothing(void **state) {
@@ -230,8 +216,7 @@ static void test_load_nothing(void **state) {
         Config c;
 
         /* Neither file nor directory: the defaults, silently. */
-        strcpy(root, "/tmp/test-conf-parser.XXXXXX");
-        assert_non_null(mkdtemp(root));
+        test_tmpdir(root, "test-conf-parser");
         root_set(root);
         assert_int_equal(config_load(&c, record_warning, &w), 0);
         assert_int_equal(w.n, 0);
@@ -258,7 +243,7 @@ static void test_load_order(void **state) {
         memset(big, '#', sizeof(big) - 1);
         big[sizeof(big) - 1] = 0;
         write_file("d/50-big.conf", big);
-        mkdir_p(CONF_DROPIN_DIR "/60-dir.conf");
+        test_mkdir_p(root, CONF_DROPIN_DIR "/60-dir.conf");
 
         assert_int_equal(config_load(&c, record_warning, &w), 0);
         assert_true(c.timeout == 20 * USEC_PER_SEC);               /* 20-second.conf, the last to set it */
@@ -285,7 +270,7 @@ static void test_load_order(void **state) {
 
 static void test_load_warning_names_file(void **state) {
         Warnings w = {};
-        char expect[600];
+        char expect[2 * PATH_MAX];
         Config c;
 
         write_file("main.conf", "[Gate]\n\nTimeout=never\n");

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "paths.h"
 #include "root.h"
+#include "test-util.h"
 
 static unsigned n_warnings;
 
@@ -113,21 +114,9 @@ static void test_credit_fail_closed(void **state) {
         config_done(&c);
 }
 
-static char root[] = "/tmp/test-config.XXXXXX";
+static char root[PATH_MAX];
 
-static void put(const char *path, const void *text, size_t size) {
-        char p[512], cmd[1200];
-        FILE *f;
-
-        snprintf(p, sizeof(p), "%s%s", root, path);
-        snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && rm -rf '%s'", p, p);
-        assert_int_equal(system(cmd), 0);
-        f = fopen(p, "we");
-        assert_non_null(f);
-        assert_int_equal(fwrite(text, 1, size, f), size);
-        assert_int_equal(fclose(f), 0);
-}
-#define PUT(path, text) put(path, text, sizeof(text) - 1)
+#define PUT(path, text) test_write(root, (path), text, sizeof(text) - 1, 0644)
 
 /* Loads @... and says whether crediting ended up off. */
 static bool load_disables_credit(void) {
@@ -142,9 +131,9 @@ static bool load_disables_credit(void) {
 }
 
 static void test_load_fail_closed(void **state) {
-        char big[CONFIG_FILE_MAX + 100], p[512], cmd[600];
+        char big[CONFIG_FILE_MAX + 100], p[3 * PATH_MAX], cmd[7 * PATH_MAX];
 
-        assert_non_null(mkdtemp(root));
+        test_tmpdir(root, "test-config");
         root_set(root);
         assert_false(load_disables_credit());
 
@@ -162,9 +151,9 @@ static void test_load_fail_closed(void **state) {
         /* Over the size limit, or with a NUL: not read, and so not trusted. */
         memset(big, '#', sizeof(big));
         memcpy(big, "[Seed]\nCredit=no\n", 18);
-        put(CONF_FILE, big, sizeof(big));
+        test_write(root, CONF_FILE, big, sizeof(big), 0644);
         assert_true(load_disables_credit());
-        put(CONF_FILE, "[Seed]\nCredit=no\n\0\n", 20);
+        test_write(root, CONF_FILE, "[Seed]\nCredit=no\n\0\n", 20, 0644);
         assert_true(load_disables_credit());
         /* A line that does not parse, in any key. */
         PUT(CONF_FILE, "[Seed]\nCredit=yes\nCreditt=no\n");
@@ -211,8 +200,7 @@ static void test_load_fail_closed(void **state) {
         unsetenv("ENTROPY_GATE_PROC_CMDLINE");
 
         root_set(NULL);
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-        assert_int_equal(system(cmd), 0);
+        test_rm_rf(root);
 }
 
 int main(void) {

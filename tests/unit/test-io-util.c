@@ -12,30 +12,26 @@
 
 #include "io-util.h"
 #include "macro.h"
+#include "test-util.h"
 
-static char dir[] = "/tmp/test-io-util.XXXXXX";
+static char dir[PATH_MAX];
 static int dfd = -EBADF;
 
 static int setup(void **state) {
-        assert_non_null(mkdtemp(dir));
+        test_tmpdir(dir, "test-io-util");
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         assert_true(dfd >= 0);
         return 0;
 }
 
 static int teardown(void **state) {
-        char cmd[128];
-
         safe_close(dfd);
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        test_rm_rf(dir);
         return 0;
 }
 
 static void put(const char *name, const char *content) {
-        _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        assert_true(fd >= 0);
-        assert_int_equal(loop_write(fd, content, strlen(content)), 0);
+        test_write(dir, name, content, strlen(content), 0600);
 }
 
 static void test_loops(void **state) {
@@ -85,9 +81,7 @@ static void test_read_regular(void **state) {
         assert_int_equal(read_file_at(dfd, "a", 100, READ_NUL_TERMINATE, &buf, &n, NULL), 0);
         assert_string_equal(buf, "hello");
         free(buf);
-        fd = openat(dfd, "nul", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        assert_int_equal(loop_write(fd, "a\0b", 3), 0);
-        safe_close(fd);
+        test_write(dir, "nul", "a\0b", 3, 0600);
         assert_int_equal(read_file_at(dfd, "nul", 100, READ_REFUSE_NUL, &buf, &n, NULL), -EBADMSG);
         assert_int_equal(read_file_at(dfd, "nul", 100, 0, &buf, &n, &st), 0);
         assert_int_equal(n, 3);
@@ -115,7 +109,7 @@ static void test_open_symlink_fifo_dir(void **state) {
         FileStat st;
         char *buf = NULL;
         size_t n = 0;
-        char path[256];
+        char path[PATH_MAX + 64];
         int fd;
 
         put("target", "secret");

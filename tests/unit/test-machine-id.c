@@ -15,6 +15,7 @@
 #include "machine-id.h"
 #include "macro.h"
 #include "root.h"
+#include "test-util.h"
 
 #define ID "4c6f6e6720736565642074657374000a"
 
@@ -56,17 +57,10 @@ static void test_parse(void **state) {
         assert_false(machine_id_is_valid(""));
 }
 
-static char root[] = "/tmp/test-machine-id.XXXXXX";
+static char root[PATH_MAX];
 
 static void write_at(const char *rel, const char *content, mode_t mode) {
-        char path[512];
-        _cleanup_close_ int fd = -EBADF;
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        (void) unlink(path);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-        assert_true(fd >= 0);
-        assert_int_equal(loop_write(fd, content, strlen(content)), 0);
+        test_write(root, rel, content, strlen(content), mode);
 }
 
 static void path_at(const char *rel, char *buf, size_t size) {
@@ -74,12 +68,11 @@ static void path_at(const char *rel, char *buf, size_t size) {
 }
 
 static void test_read(void **state) {
-        char p[512];
+        char p[PATH_MAX + 64];
         MachineId m;
 
-        assert_non_null(mkdtemp(root));
-        path_at("etc", p, sizeof(p));
-        assert_int_equal(mkdir(p, 0755), 0);
+        test_tmpdir(root, "test-machine-id");
+        test_mkdir_p(root, "etc");
         root_set(root);
 
         machine_id_read(&m);
@@ -129,16 +122,9 @@ static void test_read(void **state) {
 }
 
 static void test_boot_id(void **state) {
-        char id[MACHINE_ID_HEX_LEN + 1], p[512];
+        char id[MACHINE_ID_HEX_LEN + 1];
 
-        path_at("proc", p, sizeof(p));
-        assert_int_equal(mkdir(p, 0755), 0);
-        path_at("proc/sys", p, sizeof(p));
-        assert_int_equal(mkdir(p, 0755), 0);
-        path_at("proc/sys/kernel", p, sizeof(p));
-        assert_int_equal(mkdir(p, 0755), 0);
-        path_at("proc/sys/kernel/random", p, sizeof(p));
-        assert_int_equal(mkdir(p, 0755), 0);
+        test_mkdir_p(root, "proc/sys/kernel/random");
         assert_int_equal(boot_id_read(id), -ENOENT);
         write_at("proc/sys/kernel/random/boot_id", "4C6F6E67-2073-6565-6420-74657374000A\n", 0444);
         assert_int_equal(boot_id_read(id), 0);
@@ -155,10 +141,8 @@ static void test_boot_id(void **state) {
 }
 
 static int teardown(void **state) {
-        char cmd[128];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-        return system(cmd) == 0 ? 0 : -1;
+        test_rm_rf(root);
+        return 0;
 }
 
 int main(void) {

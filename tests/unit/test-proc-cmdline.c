@@ -11,6 +11,7 @@
 #include "macro.h"
 #include "proc-cmdline.h"
 #include "root.h"
+#include "test-util.h"
 
 static void check(const char *cmdline, const char *key, int want_r, const char *want_value) {
         char *v = (char *) "untouched";
@@ -64,24 +65,18 @@ static void test_kernel_quoting(void **state) {
 }
 
 static void test_read_root(void **state) {
-        char root[] = "/tmp/test-proc-cmdline.XXXXXX", path[128];
+        char root[PATH_MAX], path[PATH_MAX + 64];
         char *s = NULL;
-        FILE *f;
 
         /* An image's tree has no kernel: an empty command line. */
-        assert_non_null(mkdtemp(root));
+        test_tmpdir(root, "test-proc-cmdline");
         root_set(root);
         assert_int_equal(proc_cmdline_read(&s), 0);
         assert_string_equal(s, "");
         free(s);
 
-        snprintf(path, sizeof(path), "%s/proc", root);
-        assert_int_equal(mkdir(path, 0755), 0);
+        test_write_text(root, "proc/cmdline", "entropy_gate.timeout=3\n");
         snprintf(path, sizeof(path), "%s/proc/cmdline", root);
-        f = fopen(path, "we");
-        assert_non_null(f);
-        fputs("entropy_gate.timeout=3\n", f);
-        fclose(f);
         assert_int_equal(proc_cmdline_read(&s), 0);
         assert_string_equal(s, "entropy_gate.timeout=3\n");
         free(s);
@@ -100,8 +95,7 @@ static void test_read_root(void **state) {
         root_set(NULL);
         assert_int_equal(proc_cmdline_read(&s), 0); /* the host's /proc/cmdline */
         free(s);
-        snprintf(path, sizeof(path), "rm -rf '%s'", root);
-        assert_int_equal(system(path), 0);
+        test_rm_rf(root);
 }
 
 int main(void) {

@@ -13,31 +13,15 @@
 #include "io-util.h"
 #include "macro.h"
 #include "root.h"
+#include "test-util.h"
 
-static char root[] = "/tmp/test-root.XXXXXX";
-
-static void put(const char *rel, const char *content) {
-        char path[512];
-        _cleanup_close_ int fd = -EBADF;
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        assert_true(fd >= 0);
-        assert_int_equal(loop_write(fd, content, strlen(content)), 0);
-}
+static char root[PATH_MAX];
 
 static void link_at(const char *target, const char *rel) {
-        char path[512];
+        char path[PATH_MAX + 64];
 
         snprintf(path, sizeof(path), "%s/%s", root, rel);
         assert_int_equal(symlink(target, path), 0);
-}
-
-static void mkdir_at(const char *rel) {
-        char path[512];
-
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        assert_int_equal(mkdir(path, 0755), 0);
 }
 
 /* What root_open_follow(@path) reads, or the error as a string. */
@@ -62,21 +46,15 @@ static const char *read_via(const char *path) {
 }
 
 static int setup(void **state) {
-        assert_non_null(mkdtemp(root));
-        mkdir_at("etc");
-        mkdir_at("var");
-        mkdir_at("var/lib");
-        put("etc/real", "inside");
-        put("var/lib/id", "deep");
+        test_tmpdir(root, "test-root");
+        test_write_text(root, "etc/real", "inside");
+        test_write_text(root, "var/lib/id", "deep");
         return 0;
 }
 
 static int teardown(void **state) {
-        char cmd[128];
-
         root_set(NULL);
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-        assert_int_equal(system(cmd), 0);
+        test_rm_rf(root);
         return 0;
 }
 

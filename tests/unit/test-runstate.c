@@ -13,6 +13,7 @@
 #include "macro.h"
 #include "root.h"
 #include "runstate.h"
+#include "test-util.h"
 
 static void test_string_tables(void **state) {
         for (int i = 0; i < _RECORD_OUTCOME_MAX; i++)
@@ -94,17 +95,14 @@ static void test_seed_record(void **state) {
         assert_int_equal(out.credential, _CREDENTIAL_INVALID);
 }
 
-static char root[] = "/tmp/test-runstate.XXXXXX";
-
 static void test_files(void **state) {
+        char *text = NULL, root[PATH_MAX], path[PATH_MAX + 64];
         GateRecord g;
         SeedRecord s;
-        char *text = NULL, path[512];
         struct stat st;
 
-        assert_non_null(mkdtemp(root));
-        snprintf(path, sizeof(path), "%s/run", root);
-        assert_int_equal(mkdir(path, 0755), 0);
+        test_tmpdir(root, "test-runstate");
+        test_mkdir_p(root, "run");
         root_set(root);
         snprintf(path, sizeof(path), "%s/run/entropy-gate", root);
         assert_string_equal(runstate_dir(), path);
@@ -129,8 +127,7 @@ static void test_files(void **state) {
         assert_int_equal(symlink("seed", path), 0);
         assert_int_equal(gate_record_read(&g), -ELOOP);
 
-        snprintf(path, sizeof(path), "rm -rf '%s'", root);
-        assert_int_equal(system(path), 0);
+        test_rm_rf(root);
         root_set(NULL);
 }
 

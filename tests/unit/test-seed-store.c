@@ -14,37 +14,33 @@
 
 #include "macro.h"
 #include "seed-store.h"
+#include "test-util.h"
 
-static char dir[] = "/tmp/test-seed-store.XXXXXX";
+static char dir[PATH_MAX];
 static int dfd = -EBADF;
 
 static int setup(void **state) {
         FileStat st;
 
-        assert_non_null(mkdtemp(dir));
+        test_tmpdir(dir, "test-seed-store");
         dfd = seed_dir_open_locked(dir, SEED_LOCK_TIMEOUT_USEC, &st);
         assert_true(dfd >= 0);
         return 0;
 }
 
 static int teardown(void **state) {
-        char cmd[128];
-
         safe_close(dfd);
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        test_rm_rf(dir);
         return 0;
 }
 
 static void put(const char *name, const void *content, size_t size) {
-        _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        assert_true(fd >= 0);
-        assert_int_equal(loop_write(fd, content, size), 0);
+        test_write(dir, name, content, size, 0600);
 }
 
 static void test_lock(void **state) {
         _cleanup_close_ int other = -EBADF;
-        char path[256];
+        char path[PATH_MAX + 64];
         FileStat st;
         usec_t t0;
         int fd;
