@@ -430,8 +430,7 @@ int seed_load(const SeedOptions *o) {
                 load_forbid_credit(&l, "cannot read this boot's id, so cannot tell whether a load already ran: %s",
                                    strerror(-r));
                 log_warning_errno(r, "Failed to read the boot id: %m");
-        } else
-                memcpy(l.record.boot_id, l.boot_id, sizeof(l.boot_id));
+        }
         if (dir_usable && !l.no_credit[0] && already_loaded_this_boot(&l, &previous) > 0) {
                 /* Mix what there is, credit nothing, keep the first record. */
                 stored_seed_read(l.dfd, &l.old);
@@ -460,6 +459,11 @@ int seed_load(const SeedOptions *o) {
                 load_fail(&l, log_error_errno(r, "Failed to write the replacement seed to %s: %m", l.record.seed_path));
         facts.replacement_durable = r >= 0;
         l.record.replacement_creditable = replacement_creditable;
+        /* The record names the boot only once this load consumed the
+         * directory: a load that could not lock it, or replace the seed,
+         * used nothing up, and a later one may do the job. */
+        if (facts.replacement_durable)
+                memcpy(l.record.boot_id, l.boot_id, sizeof(l.boot_id));
 
         /* 5. Decide, remember, record; then credit. */
         l.record.boottime_usec = now_usec(CLOCK_BOOTTIME);

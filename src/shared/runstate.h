@@ -19,7 +19,8 @@
  *          START_BOOTTIME_USEC=N   (CLOCK_BOOTTIME when the gate started)
  *          END_BOOTTIME_USEC=N     (when it was released or gave up)
  *          WAITED_USEC=N
- *   seed:  BOOT_ID=32 hex digits   (the boot whose load this is)
+ *   seed:  BOOT_ID=32 hex digits   (the boot in which this load consumed the seed
+ *                                   directory; absent when it could not)
  *          ACTION=credited|not-credited|error
  *          BITS=N                  (bits credited from the seed file, 0 if none)
  *          SEED_PATH=PATH

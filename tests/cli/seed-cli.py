@@ -12,6 +12,7 @@ usage: seed-cli.py ENTROPY_SEED_FAKEPOOL SEED_INSPECT CONF_FILE
 Every case prints its name; the first failed check stops the run with exit 1.
 Needs root (the crediting rules want root-owned seeds): exits 77 otherwise.
 """
+import fcntl
 import os
 import re
 import resource
@@ -616,6 +617,254 @@ def legacy_seeds_fifo_huge_symlink_skipped(e):
                     r"Ignoring legacy seed .*/seed.credit: Too many levels of symbolic links"):
         check(re.search(pattern, e.out), f"no message matching {pattern!r}", e.out)
     check(e.runstate()["LEGACY_MIXED"] == "0", "runstate LEGACY_MIXED", str(e.runstate()))
+
+
+# --- never twice: credentials and once per boot ------------------------------
+
+CRED = "run/credentials/@system/entropy-gate.seed"
+
+
+@case
+def credential_replayed_credited_once(e):
+    # A hypervisor or cloned VM definition that hands over the same
+    # credential at every boot: credited on the first, mixed after.
+    data = os.urandom(32)
+    for boot in range(3):
+        write_credential(os.path.join(e.root, CRED), data)
+        e.run_seed("load")
+        rs = e.runstate()
+        if boot == 0:
+            check(rs["CREDENTIAL"] == "credited" and rs["CREDENTIAL_BITS"] == "256", "first boot", str(rs))
+        else:
+            check(rs["CREDENTIAL"] == "mixed", f"boot {boot}: runstate", str(rs))
+            check(re.search(r"Not crediting credential .*: credited on an earlier boot", e.out), "message", e.out)
+        e.new_boot()
+    check(e.credited().count(data.hex()) == 1, "the credential was credited more than once", "\n".join(e.credited()))
+    check(e.mixed().count(data.hex()) == 2, "the replays were not mixed")
+    st = os.stat(os.path.join(e.seeds, "credentials"))
+    check(stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == 0, "the memory of credentials is root's, 0600")
+
+
+@case
+def credential_hex_decoded_at_real_density(e):
+    # 16 random bytes as hex text: 128 bits, whatever its 33 bytes suggest.
+    short = os.urandom(16)
+    write_credential(os.path.join(e.root, CRED), (short.hex() + "\n").encode())
+    e.run_seed("load")
+    check(e.credited() == [], "128 bits of hex were credited", e.out)
+    check(re.search(r"Not crediting credential .*: 128 bits after decoding hex, less than 256", e.out), "message", e.out)
+    check((short.hex() + "\n").encode().hex() in e.mixed(), "the short credential was not mixed")
+    # 32 bytes as hex: the decoded bytes are what is credited, 256 bits.
+    e.new_boot()
+    full = os.urandom(32)
+    write_credential(os.path.join(e.root, CRED), (full.hex().upper() + "\n").encode())
+    e.run_seed("load")
+    check(full.hex() in e.credited(), "the decoded credential was not credited as 256 bits", e.out)
+    check(e.runstate()["CREDENTIAL_BITS"] == "256", "runstate CREDENTIAL_BITS", str(e.runstate()))
+
+
+@case
+def credential_text_mixed(e):
+    text = b"correct horse battery staple, twice over: correct horse battery staple\n"
+    write_credential(os.path.join(e.root, CRED), text)
+    e.run_seed("load")
+    check(e.credited() == [] and text.hex() in e.mixed(), "text of unknown density was credited", e.out)
+    check(re.search(r"Not crediting credential .*: it is text", e.out), "message", e.out)
+
+
+@case
+def second_load_in_one_boot_mixes_only(e):
+    good = e.make_seed()
+    e.run_seed("load")
+    check(e.credited() == [good], "the first load did not credit", e.out)
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        record = f.read()
+    replacement = e.inspect()["SEED"]
+    # A unit restart or a package upgrade: load again in the same boot.
+    e.run_seed("load")
+    check(e.credited() == [good], "a second load in one boot credited", e.out)
+    check(re.search(r"not crediting: the seed was already loaded in this boot", e.out), "message", e.out)
+    check(replacement in e.mixed(), "the replacement was not even mixed")
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        check(f.read() == record, "the second load overwrote the boot's record")
+    # A restart runs save, then load: still the same boot, still no credit.
+    e.run_seed("save")
+    e.run_seed("load")
+    check(e.credited() == [good], "save + load in one boot credited", e.out)
+    # The next boot credits again.
+    e.new_boot()
+    e.run_seed("load")
+    check(len(e.credited()) == 2, "the next boot did not credit", e.out)
+
+
+@case
+def boot_id_unreadable(e):
+    bad_input(e, lambda e, g: os.unlink(os.path.join(e.root, "proc/sys/kernel/random/boot_id")),
+              r"not crediting: cannot read this boot's id")
+
+
+@case
+def lock_held_by_another_process(e):
+    # Anyone holding the directory's lock must not hang the boot.
+    good = e.make_seed()
+    fd = os.open(e.seeds, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        e.run_seed("load", expect=1, timeout=15)
+        check(2.5 < e.elapsed < 6, f"load waited {e.elapsed:.1f}s for the lock, expected about 3s")
+        check(re.search(r"not crediting: cannot open and lock the seed directory .*another process has held its lock",
+                        e.out), "message", e.out)
+        check(e.credited() == [] and good in e.mixed() or good not in e.credited(), "credited without the lock")
+        e.run_seed("save", expect=1, timeout=15)
+        check(e.elapsed < 6, f"save waited {e.elapsed:.1f}s")
+    finally:
+        os.close(fd)
+    e.run_seed("load")
+    check(e.credited() == [good], "the lock outlived its holder", e.out)
+
+
+@case
+def seed_directory_0755(e):
+    bad_input(e, lambda e, g: os.chmod(e.seeds, 0o755), r"not crediting: seed directory is mode 0755, must be 0700")
+
+
+# --- machine-id -----------------------------------------------------------------
+
+@case
+def machine_id_symlink_followed(e):
+    good = e.make_seed()
+    real = os.path.join(e.root, "etc/machine-id.real")
+    os.rename(os.path.join(e.root, "etc/machine-id"), real)
+    os.symlink("/etc/machine-id.real", os.path.join(e.root, "etc/machine-id"))
+    e.run_seed("load")
+    check(e.credited() == [good], "a symlinked machine-id was not followed", e.out)
+
+
+@case
+def machine_id_changed_behind_symlink_with_opt_in(e):
+    # The opt-in for systems without a machine-id must not let a seed
+    # across a changed one, however the id is reached.
+    e.write_conf("[Seed]\nCreditWithoutMachineId=yes\n")
+    good = e.make_seed()
+    with open(os.path.join(e.root, "etc/machine-id.new"), "w") as f:
+        f.write(OTHER_ID + "\n")
+    os.unlink(os.path.join(e.root, "etc/machine-id"))
+    os.symlink("machine-id.new", os.path.join(e.root, "etc/machine-id"))
+    e.run_seed("load")
+    expect_no_credit(e, good, r"not crediting: seed is bound to another machine")
+
+
+@case
+def machine_id_invalid_never_absent(e):
+    e.write_conf("[Seed]\nCreditWithoutMachineId=yes\n")
+    mid = os.path.join(e.root, "etc/machine-id")
+    for junk in ("not-a-machine-id", MACHINE_ID[:-1], ""):
+        os.unlink(mid)
+        e.machine_id = ""
+        good = e.make_seed()                   # an unbound seed, creditable where there is no id
+        check(e.inspect()["BOUND"] == "yes", "a seed with no machine-id is unbound")
+        with open(mid, "w") as f:
+            f.write(junk + "\n")
+        e.run_seed("load")
+        check(good not in e.credited(), f"credited with machine-id {junk!r}", e.out)
+        check(re.search(r"not crediting: /etc/machine-id is not a valid machine-id", e.out), "message", e.out)
+        check(e.inspect()["CREDITABLE"] == "no", "the replacement under an invalid id is creditable")
+
+
+@case
+def first_boot_named(e):
+    # The reason is the first boot, not the binding of the image's seed.
+    bad_input(e, lambda e, g: e.set_machine_id("uninitialized"),
+              r"not crediting: first boot \(/etc/machine-id is uninitialized\)")
+    e.set_machine_id(MACHINE_ID)
+
+
+# --- switches fail closed ---------------------------------------------------------
+
+@case
+def config_too_large_fails_closed(e):
+    e.write_conf("[Seed]\nCredit=no\n" + "#" * 70000 + "\n")
+    bad_input(e, lambda e, g: None, r"not crediting: crediting disabled \(.*cannot be read: larger than 64 KiB")
+
+
+@case
+def config_with_nul_fails_closed(e):
+    e.write_conf("[Seed]\nCredit=no\n\0\n")
+    bad_input(e, lambda e, g: None, r"not crediting: crediting disabled \(.*cannot be read: contains a NUL byte")
+
+
+@case
+def config_unparsable_fails_closed(e):
+    e.write_conf("[Seed]\nCredit = nope\n")
+    bad_input(e, lambda e, g: None, r"not crediting: crediting disabled")
+
+
+@case
+def kernel_cmdline_quoted(e):
+    e.set_cmdline('ro "entropy_gate.credit=0" quiet')
+    bad_input(e, lambda e, g: None, r"not crediting: crediting disabled \(entropy_gate.credit=0 on the kernel command line")
+
+
+@case
+def environment_moves_nothing(e):
+    # The installed binaries take no path from the environment: a service
+    # manager's environment is not a trust boundary.
+    good = e.make_seed()
+    other = os.path.join(e.top, "other")
+    os.makedirs(os.path.join(other, "etc"))
+    with open(os.path.join(other, "etc/machine-id"), "w") as f:
+        f.write(OTHER_ID + "\n")
+    e.run_seed("load", env={"ENTROPY_GATE_ROOT": other, "ENTROPY_GATE_PROC_CMDLINE": "entropy_gate.credit=0",
+                            "ENTROPY_GATE_CONF": "/nonexistent", "ENTROPY_GATE_RUN_DIR": other})
+    check(e.credited() == [good], "the environment changed what was credited", e.out)
+    check(os.listdir(other) == ["etc"], "wrote where the environment said")
+
+
+# --- provision ---------------------------------------------------------------------
+
+@case
+def provision_first_boot_credited(e):
+    # An image per device: its seed, bound to the device's machine-id, is
+    # credited on its very first boot.
+    shutil.rmtree(e.seeds, ignore_errors=True)
+    os.unlink(os.path.join(e.root, "etc/machine-id"))
+    e.run_seed("provision", f"--machine-id={OTHER_ID.upper()}")
+    with open(os.path.join(e.root, "etc/machine-id")) as f:
+        check(f.read() == OTHER_ID + "\n", "provision did not write the machine-id")
+    e.machine_id = OTHER_ID
+    d = e.inspect()
+    check(d["ok"] and d["CREDITABLE"] == "yes" and d["BOUND"] == "yes", "provisioned seed", str(d))
+    st, dst = os.stat(e.seed), os.stat(e.seeds)
+    check(stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == 0, "seed mode/owner")
+    check(stat.S_IMODE(dst.st_mode) == 0o700 and dst.st_uid == 0, "seed directory mode/owner")
+    check(e.credited() == [], "provision credited something")
+    e.new_boot()
+    e.run_seed("load")
+    check(e.credited() == [d["SEED"]], "the first boot did not credit the provisioned seed", e.out)
+
+
+@case
+def provision_refuses_without_real_machine_id(e):
+    for content in ("uninitialized", "", None):
+        mid = os.path.join(e.root, "etc/machine-id")
+        if os.path.exists(mid):
+            os.unlink(mid)
+        if content is not None:
+            with open(mid, "w") as f:
+                f.write(content + "\n")
+        e.run_seed("provision", expect=1)
+        check(re.search(r"machine-id is (uninitialized|empty|absent).*--machine-id", e.out), "message", e.out)
+    e.run_seed("provision", "--machine-id=xyz", expect=1)
+    check("expected 32 hex digits" in e.out, "bad --machine-id", e.out)
+    check(not os.path.exists(e.seed), "a seed was written anyway")
+
+
+@case
+def provision_refuses_uninitialized_pool(e):
+    e.set_ready(False)
+    e.env.pop("FAKE_POOL_STATE")
+    e.run_seed("provision", expect=1)
+    check("not creditable" in e.out, "message", e.out)
 
 
 # --- usage --------------------------------------------------------------------
