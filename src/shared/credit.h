@@ -8,7 +8,7 @@
  * caller gathers (file, stat() results, machine-id, configuration), so every
  * rule can be table-tested without a kernel or root. The seven rules, and
  * why each exists, are described above seed_credit_decide() in credit.c and
- * in DESIGN.md ("A seed is credited only if all hold"). */
+ * in docs/design.md and entropy-seed(8) ("CREDITING RULES"). */
 
 struct seed_facts {
         /* Rule 1: configuration. */
@@ -62,8 +62,8 @@ CreditDecision seed_credit_decide(const struct seed_facts *facts);
  * the replacement is marked.) */
 bool seed_credit_rules_2_to_6_hold(const struct seed_facts *facts);
 
-/* The creditable mark of the replacement seed written by "load" (DESIGN step
- * 4): creditable only when derived from a secret this machine alone held (the
+/* The creditable mark of the replacement seed written by "load" (its step
+ * "derive the next seed" in entropy-seed(8)): creditable only when derived from a secret this machine alone held (the
  * old seed passed rules 2..6) or when the fresh bytes came from an
  * initialized CRNG. A clone's replacement, derived from a seed every clone
  * shares plus possibly predictable early-boot bytes, never is. */
