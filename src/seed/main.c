@@ -48,13 +48,15 @@ static void help(void) {
                "     --no-credit     mix seeds into the pool, never credit them\n"
                "     --root=DIR      take every system path inside DIR\n"
                "     --machine-id=ID provision: bind to ID and write it to ROOT/etc/machine-id\n"
+               "     --credential-only  load: the system credential only, no seed directory\n"
+               "                     (the initrd)\n"
                "\n"
                "See entropy-seed(8).\n",
                program_invocation_short_name, SEED_DIR_DEFAULT);
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_SEED_DIR, ARG_NO_CREDIT, ARG_ROOT, ARG_MACHINE_ID };
+        enum { ARG_VERSION = 0x100, ARG_SEED_DIR, ARG_NO_CREDIT, ARG_ROOT, ARG_MACHINE_ID, ARG_CREDENTIAL_ONLY };
         static const struct option options[] = {
                 { "help",       no_argument,       NULL, 'h'            },
                 { "version",    no_argument,       NULL, ARG_VERSION    },
@@ -62,11 +64,12 @@ int main(int argc, char *argv[]) {
                 { "no-credit",  no_argument,       NULL, ARG_NO_CREDIT  },
                 { "root",       required_argument, NULL, ARG_ROOT       },
                 { "machine-id", required_argument, NULL, ARG_MACHINE_ID },
+                { "credential-only", no_argument,  NULL, ARG_CREDENTIAL_ONLY },
                 {}
         };
         _cleanup_free_ char *seed_dir = NULL;
         const char *arg_seed_dir = NULL, *arg_root = NULL, *arg_machine_id = NULL;
-        bool arg_no_credit = false;
+        bool arg_no_credit = false, arg_credential_only = false;
         const Verb *verb = NULL;
         Config config;
         SeedOptions o;
@@ -102,6 +105,9 @@ int main(int argc, char *argv[]) {
                 case ARG_MACHINE_ID:
                         arg_machine_id = optarg;
                         break;
+                case ARG_CREDENTIAL_ONLY:
+                        arg_credential_only = true;
+                        break;
                 default:
                         return EXIT_USAGE;
                 }
@@ -126,6 +132,10 @@ int main(int argc, char *argv[]) {
                 log_error("--machine-id= is for provision only");
                 return EXIT_USAGE;
         }
+        if (arg_credential_only && (verb->run != seed_load || arg_seed_dir)) {
+                log_error("--credential-only is for load only, without --seed-dir=");
+                return EXIT_USAGE;
+        }
 
         /* Every path from here on is inside the root. */
         root_set(arg_root);
@@ -146,7 +156,9 @@ int main(int argc, char *argv[]) {
                 .credit = !arg_no_credit && !config_credit_disabled_by(&config),
                 .credit_disabled_by = arg_no_credit ? "--no-credit" : config_credit_disabled_by(&config),
                 .credit_without_machine_id = config.credit_without_machine_id,
+                .credit_credential_without_memory = config.credit_credential_without_memory,
                 .machine_id = arg_machine_id,
+                .credential_only = arg_credential_only,
         };
         r = verb->run(&o);
         config_done(&config);

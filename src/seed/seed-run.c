@@ -91,7 +91,10 @@ typedef struct Credential {
         size_t size;
         bool hex;
         uint8_t hash[CREDENTIAL_HASH_SIZE];
-        bool credit;                 /* the plan */
+        char hash_hex[2 * CREDENTIAL_HASH_SIZE + 1];
+        bool credit;                 /* the plan: credit it */
+        bool remember;               /* ... and remember it first */
+        bool earlier;                /* credited earlier in this boot (the initrd) */
         char why_not[160];
 } Credential;
 
@@ -165,8 +168,11 @@ static int credential_read(Credential *c) {
         r = credential_decode(c);
         if (r < 0)
                 return log_error_errno(r, "Out of memory");
-        if (c->bytes)
+        if (c->bytes) {
                 credential_hash(c->bytes, c->size, c->hash);
+                for (size_t i = 0; i < CREDENTIAL_HASH_SIZE; i++)
+                        snprintf(c->hash_hex + 2 * i, 3, "%02x", c->hash[i]);
+        }
         return 1;
 }
 
@@ -301,33 +307,42 @@ static void facts_fill(const Load *l, struct seed_facts *f) {
         }
 }
 
-/* Whether a load already consumed this seed directory in this boot: its
- * record says so. A second load (a restart, a package upgrade) would
- * otherwise credit the replacement the first one wrote. 1 yes, 0 no. */
-static int already_loaded_this_boot(const Load *l, SeedRecord *ret_previous) {
-        _cleanup_free_ char *text = NULL;
-        int r;
+/* The record of an earlier load in this boot, if any: 1 and *ret, 0 none,
+ * or -errno (logged): a record that is there but cannot be read may be the
+ * first load's. */
+static int previous_record_read(SeedRecord *ret) {
+        int r = seed_record_read(ret);
 
-        r = runstate_read(RUNSTATE_SEED, &text);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0) {
-                /* A record that is there but unreadable may be the first
-                 * load's: count it as one. */
+        if (r < 0)
                 log_warning_errno(r, "Failed to read %s/%s: %m", runstate_dir(), RUNSTATE_SEED);
-                return 1;
-        }
-        seed_record_parse(text, ret_previous);
-        return streq(ret_previous->boot_id, l->boot_id) && streq(ret_previous->seed_path, l->record.seed_path) &&
-                ret_previous->action != _SEED_ACTION_INVALID;
+        return r;
 }
 
-static void plan_credential(Load *l, bool dir_usable) {
+/* Whether a load already consumed this seed directory in this boot: its
+ * record says so. A second load (a restart, a package upgrade) would
+ * otherwise credit the replacement the first one wrote. */
+static bool already_loaded_this_boot(const Load *l, int have_previous, const SeedRecord *previous) {
+        if (have_previous < 0)
+                return true;
+        return have_previous > 0 && previous->boot_id[0] && streq(previous->boot_id, l->boot_id) &&
+                streq(previous->seed_path, l->record.seed_path);
+}
+
+static void plan_credential(Load *l, bool dir_usable, int have_previous, const SeedRecord *previous) {
         Credential *c = &l->cred;
         int r;
 
         if (!l->have_cred || c->why_not[0])
                 return;
+        /* The initrd credited it in this boot (its record, carried over in
+         * /run, says so): remember it here, where it can be remembered. */
+        if (have_previous > 0 && previous->credential == CREDENTIAL_CREDITED &&
+            streq(previous->credential_hash, c->hash_hex)) {
+                snprintf(c->why_not, sizeof(c->why_not), "credited earlier in this boot (in the initrd)");
+                c->earlier = true;
+                c->remember = dir_usable;
+                return;
+        }
         if (!l->o->credit) {
                 snprintf(c->why_not, sizeof(c->why_not), "crediting disabled (%s)", strna(l->o->credit_disabled_by));
                 return;
@@ -338,13 +353,15 @@ static void plan_credential(Load *l, bool dir_usable) {
                 return;
         }
         /* Never twice: what was credited once is remembered in the seed
-         * directory, and only there can it be checked. */
+         * directory, and only there can it be checked. Where there is none
+         * (the initrd), crediting it anyway trusts the hypervisor or boot
+         * loader to hand over a fresh one at every boot: an opt-in. */
         if (!dir_usable) {
-                snprintf(c->why_not, sizeof(c->why_not), "no usable seed directory to remember it in");
-                return;
-        }
-        if (l->no_credit[0]) {
-                snprintf(c->why_not, sizeof(c->why_not), "%s", l->no_credit);
+                if (l->o->credit_credential_without_memory)
+                        c->credit = true;
+                else
+                        snprintf(c->why_not, sizeof(c->why_not), "no usable seed directory to remember it in%s",
+                                 l->o->credential_only ? " (CreditCredentialWithoutMemory= is off)" : "");
                 return;
         }
         r = credential_seen(l->dfd, c->hash);
@@ -357,7 +374,24 @@ static void plan_credential(Load *l, bool dir_usable) {
                 snprintf(c->why_not, sizeof(c->why_not), "credited on an earlier boot (a replayed or cloned credential)");
                 return;
         }
-        c->credit = true;
+        c->credit = c->remember = true;
+}
+
+/* The credential's fields of the record, as planned or done. */
+static void record_credential(Load *l, int have_previous, const SeedRecord *previous) {
+        SeedRecord *rec = &l->record;
+
+        rec->credential = !l->have_cred ? CREDENTIAL_NONE : l->cred.credit ? CREDENTIAL_CREDITED : CREDENTIAL_MIXED;
+        rec->credential_bits = l->cred.credit ? l->cred.size * 8 : 0;
+        rec->credential_hash[0] = 0;
+        if (l->cred.credit)
+                memcpy(rec->credential_hash, l->cred.hash_hex, sizeof(l->cred.hash_hex));
+        else if (l->cred.earlier && have_previous > 0) {
+                /* What this boot did with it, for entropyctl. */
+                rec->credential = CREDENTIAL_CREDITED;
+                rec->credential_bits = previous->credential_bits;
+                memcpy(rec->credential_hash, previous->credential_hash, sizeof(rec->credential_hash));
+        }
 }
 
 /* Write the record unless it already says exactly this (one write per
@@ -380,6 +414,7 @@ static int record_write(Load *l) {
 int seed_load(const SeedOptions *o) {
         _cleanup_(load_done) Load l = { .o = o, .dfd = -EBADF };
         SeedRecord previous;
+        int have_previous;
         struct seed_facts facts;
         CreditDecision d;
         const uint8_t *old;
@@ -398,9 +433,12 @@ int seed_load(const SeedOptions *o) {
          * we are about to consume, and a lock held by anyone else must not
          * hang the boot. Without the directory, what does not need it is
          * still done. */
-        l.dfd = seed_dir_open_locked(o->seed_dir, SEED_LOCK_TIMEOUT_USEC, &l.dir_stat);
+        l.dfd = o->credential_only ? -EBADF : seed_dir_open_locked(o->seed_dir, SEED_LOCK_TIMEOUT_USEC, &l.dir_stat);
         dir_usable = l.dfd >= 0;
-        if (!dir_usable) {
+        if (o->credential_only) {
+                load_forbid_credit(&l, "no seed directory (--credential-only)");
+                l.record.seed_path[0] = 0;
+        } else if (!dir_usable) {
                 load_forbid_credit(&l, "cannot open and lock the seed directory: %s",
                                    l.dfd == -ETIMEDOUT ? "another process holds its lock" : strerror(-l.dfd));
                 if (l.dfd == -ETIMEDOUT)
@@ -431,7 +469,8 @@ int seed_load(const SeedOptions *o) {
                                    strerror(-r));
                 log_warning_errno(r, "Failed to read the boot id: %m");
         }
-        if (dir_usable && !l.no_credit[0] && already_loaded_this_boot(&l, &previous) > 0) {
+        have_previous = previous_record_read(&previous);
+        if (dir_usable && !l.no_credit[0] && already_loaded_this_boot(&l, have_previous, &previous)) {
                 /* Mix what there is, credit nothing, keep the first record. */
                 stored_seed_read(l.dfd, &l.old);
                 old = stored_seed_bytes(&l.old, &old_size);
@@ -470,24 +509,24 @@ int seed_load(const SeedOptions *o) {
         d = seed_credit_decide(&facts);
         if (d.credit && l.no_credit[0])
                 d = (CreditDecision) { .credit = false, .rule = 1 };
-        plan_credential(&l, dir_usable);
-        if (l.cred.credit) {
+        plan_credential(&l, dir_usable, have_previous, &previous);
+        if (l.cred.remember) {
                 r = credential_remember(l.dfd, l.cred.hash);
                 if (r < 0) {
-                        snprintf(l.cred.why_not, sizeof(l.cred.why_not), "it could not be remembered: %s", strerror(-r));
+                        if (l.cred.credit)
+                                snprintf(l.cred.why_not, sizeof(l.cred.why_not), "it could not be remembered: %s",
+                                         strerror(-r));
                         l.cred.credit = false;
                         load_fail(&l, log_error_errno(r, "Failed to remember the credential in %s: %m", o->seed_dir));
                 }
         }
-        if (dir_usable && (d.credit || l.cred.credit)) {
-                /* The record is the claim "loaded in this boot": it must be in
-                 * place before anything is credited, or a second load could
-                 * credit again. */
+        if (d.credit || l.cred.credit) {
+                /* The record is the claim "loaded in this boot" (and which
+                 * credential was credited): it must be in place before
+                 * anything is credited, or a second load could credit again. */
                 l.record.action = d.credit ? SEED_ACTION_CREDITED : SEED_ACTION_NOT_CREDITED;
                 l.record.bits = d.credit ? l.old.file.seed_size * 8 : 0;
-                l.record.credential = !l.have_cred ? CREDENTIAL_NONE :
-                        l.cred.credit ? CREDENTIAL_CREDITED : CREDENTIAL_MIXED;
-                l.record.credential_bits = l.cred.credit ? l.cred.size * 8 : 0;
+                record_credential(&l, have_previous, &previous);
                 r = record_write(&l);
                 if (r < 0) {
                         log_error_errno(r, "not crediting: failed to record this load in %s/%s: %m",
@@ -501,15 +540,12 @@ int seed_load(const SeedOptions *o) {
                 }
         }
 
-        l.record.credential = l.have_cred ? CREDENTIAL_MIXED : CREDENTIAL_NONE;
-        l.record.credential_bits = 0;
         if (l.have_cred && l.cred.credit) {
                 r = pool_add_seed(l.cred.bytes, l.cred.size, true);
-                if (r >= 0) {
-                        log_info("credited %zu bits from credential %s", l.cred.size * 8, l.cred.path);
-                        l.record.credential = CREDENTIAL_CREDITED;
-                        l.record.credential_bits = l.cred.size * 8;
-                } else {
+                if (r >= 0)
+                        log_info("credited %zu bits from credential %s%s", l.cred.size * 8, l.cred.path,
+                                 dir_usable ? "" : " (not remembered: CreditCredentialWithoutMemory=yes)");
+                else {
                         load_fail(&l, log_error_errno(r, "Failed to credit credential %s%s: %m", l.cred.path,
                                                       r == -EPERM ? " (crediting needs root with CAP_SYS_ADMIN)" : ""));
                         l.cred.credit = false;
@@ -518,6 +554,7 @@ int seed_load(const SeedOptions *o) {
                 log_info("Not crediting credential %s: %s", l.cred.path, l.cred.why_not);
         if (l.have_cred && !l.cred.credit)
                 (void) mix(l.cred.raw, l.cred.raw_size, "credential", l.cred.path);
+        record_credential(&l, have_previous, &previous);
 
         l.record.bits = 0;
         if (d.credit) {

@@ -13,7 +13,9 @@ typedef struct SeedOptions {
         bool credit;
         const char *credit_disabled_by;     /* who turned crediting off, for the message */
         bool credit_without_machine_id;
+        bool credit_credential_without_memory;
         const char *machine_id;             /* provision --machine-id=, or NULL */
+        bool credential_only;               /* load --credential-only: no seed directory (the initrd) */
 } SeedOptions;
 
 int seed_load(const SeedOptions *o);

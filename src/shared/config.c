@@ -271,6 +271,7 @@ static const ConfItem config_items[] = {
         { "Seed", "Credit",                 "entropy_gate.credit",     parse_credit,        0 },
         { "Seed", "Directory",              NULL,                      parse_directory,     offsetof(Config, seed_dir) },
         { "Seed", "CreditWithoutMachineId", NULL,                      parse_bool_item,     offsetof(Config, credit_without_machine_id) },
+        { "Seed", "CreditCredentialWithoutMemory", NULL,               parse_bool_item,     offsetof(Config, credit_credential_without_memory) },
 };
 
 static const ConfTable config_table = {

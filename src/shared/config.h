@@ -32,6 +32,7 @@ typedef struct Config {
         char *credit_origin;         /* who said no: "Credit=no in FILE", "entropy_gate.credit=0 on the kernel command line" */
         char *seed_dir;              /* absolute, inside the root (root.h) */
         bool credit_without_machine_id;
+        bool credit_credential_without_memory; /* where no seed directory can remember it (the initrd) */
         /* Fail closed: the first configuration source that could not be read
          * or parsed. Whatever it meant to say might have been Credit=no, so
          * crediting is off for this run, whatever later layers say. */

@@ -129,6 +129,8 @@ int seed_record_format(const SeedRecord *r, char *buf, size_t size) {
         put_text(&o, "REASON", r->reason);
         put_text(&o, "CREDENTIAL", credential_result_to_string(r->credential));
         put_u64(&o, "CREDENTIAL_BITS", r->credential_bits);
+        if (r->credential_hash[0])
+                put_text(&o, "CREDENTIAL_HASH", r->credential_hash);
         put_u64(&o, "LEGACY_MIXED", r->legacy_mixed);
         put_bool(&o, "REPLACEMENT_CREDITABLE", r->replacement_creditable);
         put_u64(&o, "BOOTTIME_USEC", r->boottime_usec);
@@ -224,6 +226,8 @@ static void seed_field(const char *k, size_t kl, const char *v, size_t vl, void 
                 r->credential = (CredentialResult) parse_enum(credential_result_table, _CREDENTIAL_MAX, v, vl);
         else if (key_is(k, kl, "CREDENTIAL_BITS"))
                 r->credential_bits = parse_u64(v, vl);
+        else if (key_is(k, kl, "CREDENTIAL_HASH"))
+                copy_text(r->credential_hash, sizeof(r->credential_hash), v, vl);
         else if (key_is(k, kl, "LEGACY_MIXED"))
                 r->legacy_mixed = parse_u64(v, vl);
         else if (key_is(k, kl, "REPLACEMENT_CREDITABLE"))

@@ -27,6 +27,9 @@
  *          REASON=TEXT             (why not credited; empty when credited)
  *          CREDENTIAL=credited|mixed|none
  *          CREDENTIAL_BITS=N
+ *          CREDENTIAL_HASH=64 hex digits (the keyed hash of the credential credited,
+ *                                   so that a later load in the same boot, after
+ *                                   the initrd's, does not credit it again)
  *          LEGACY_MIXED=N          (legacy seed files mixed in, uncredited)
  *          REPLACEMENT_CREDITABLE=yes|no
  *          BOOTTIME_USEC=N
@@ -80,6 +83,7 @@ typedef struct SeedRecord {
         char reason[RUNSTATE_TEXT_MAX];
         CredentialResult credential;
         uint64_t credential_bits;
+        char credential_hash[65];    /* "" none */
         uint64_t legacy_mixed;
         int replacement_creditable;  /* -1: unknown */
         uint64_t boottime_usec;

@@ -111,7 +111,8 @@ class Env:
         e = dict(self.env)
         e.update(env or {})
         t0 = time.monotonic()
-        p = subprocess.Popen([SEED_BIN, *args, "--root=" + self.root, "--seed-dir=" + self.seeds_rel], env=e,
+        seed_dir = [] if "--credential-only" in args else ["--seed-dir=" + self.seeds_rel]
+        p = subprocess.Popen([SEED_BIN, *args, "--root=" + self.root, *seed_dir], env=e,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             out, err = p.communicate(timeout=timeout)
@@ -728,6 +729,47 @@ def seed_directory_0755(e):
     bad_input(e, lambda e, g: os.chmod(e.seeds, 0o755), r"not crediting: seed directory is mode 0755, must be 0700")
 
 
+@case
+def credential_only_mixes_without_opt_in(e):
+    # The initrd: no seed directory, so nothing can remember the credential.
+    data = os.urandom(32)
+    write_credential(os.path.join(e.root, CRED), data)
+    e.run_seed("load", "--credential-only")
+    check(e.credited() == [] and data.hex() in e.mixed(), "credited without a memory", e.out)
+    check(re.search(r"Not crediting credential .*no usable seed directory .*CreditCredentialWithoutMemory= is off",
+                    e.out), "message", e.out)
+    check(not os.path.exists(e.seeds), "--credential-only touched the seed directory")
+    check(e.runstate()["ACTION"] == "not-credited", "runstate", str(e.runstate()))
+
+
+@case
+def credential_in_initrd_then_remembered(e):
+    # With the opt-in the initrd credits the credential; the load after
+    # the switch to the real root, in the same boot, remembers it and does
+    # not credit it again; a later boot that replays it only mixes it.
+    good = e.make_seed()
+    data = os.urandom(32)
+    write_credential(os.path.join(e.root, CRED), data)
+    e.write_conf("[Seed]\nCreditCredentialWithoutMemory=yes\n")
+    e.run_seed("load", "--credential-only")
+    check(e.credited() == [data.hex()], "the initrd did not credit the credential", e.out)
+    check("not remembered" in e.out, "the initrd's credit does not say it is not remembered", e.out)
+    rs = e.runstate()
+    check(rs["CREDENTIAL"] == "credited" and len(rs.get("CREDENTIAL_HASH", "")) == 64 and not rs.get("BOOT_ID"),
+          "the initrd's record", str(rs))
+    e.write_conf("")
+    e.run_seed("load")                         # the real root, same boot, same /run
+    check(e.credited() == [data.hex(), good], "the real root credited the credential again, or not the seed", e.out)
+    check(re.search(r"Not crediting credential .*credited earlier in this boot", e.out), "message", e.out)
+    rs = e.runstate()
+    check(rs["CREDENTIAL"] == "credited" and rs["ACTION"] == "credited", "the real root's record", str(rs))
+    e.new_boot()
+    write_credential(os.path.join(e.root, CRED), data)
+    e.run_seed("load")
+    check(e.credited().count(data.hex()) == 1, "a replay on the next boot was credited", e.out)
+    check(re.search(r"credited on an earlier boot", e.out), "replay message", e.out)
+
+
 # --- machine-id -----------------------------------------------------------------
 
 @case
@@ -884,6 +926,7 @@ def usage_and_exit_codes(e):
     run(["--seed-dir=relative", "load"], 2, r"needs a directory")
     run(["provision"], 2, r"needs --root", root=False)
     run(["--machine-id=" + MACHINE_ID, "load"], 2, r"for provision only")
+    run(["--credential-only", "save"], 2, r"for load only")
     run(["--help"], 0, r"--seed-dir=DIR")
     run(["--version"], 0, r"^entropy-seed \d")
     check(not os.path.exists(e.seeds), "usage errors must not touch anything")

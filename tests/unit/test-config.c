@@ -95,6 +95,22 @@ static void test_credit_origin(void **state) {
         config_done(&c);
 }
 
+static void test_credential_without_memory(void **state) {
+        unsigned n = 0;
+        Config c;
+
+        assert_int_equal(config_init(&c), 0);
+        assert_false(c.credit_credential_without_memory);
+        assert_int_equal(config_parse_text(&c, "[Seed]\nCreditCredentialWithoutMemory=yes\n", "f", ignore_warning, &n), 0);
+        assert_true(c.credit_credential_without_memory);
+        /* Files only: the kernel command line cannot turn it on. */
+        assert_int_equal(config_parse_text(&c, "[Seed]\nCreditCredentialWithoutMemory=\n", "f", ignore_warning, &n), 0);
+        assert_int_equal(config_apply_cmdline(&c, "entropy_gate.credit_credential_without_memory=1", ignore_warning, &n), 0);
+        assert_false(c.credit_credential_without_memory);
+        assert_int_equal(n, 0);
+        config_done(&c);
+}
+
 /* A value that does not parse may have meant no: off, for good. */
 static void test_credit_fail_closed(void **state) {
         unsigned n = 0;
@@ -210,6 +226,7 @@ int main(void) {
                 cmocka_unit_test(test_parse_boolean),
                 cmocka_unit_test(test_credit_origin),
                 cmocka_unit_test(test_credit_fail_closed),
+                cmocka_unit_test(test_credential_without_memory),
                 cmocka_unit_test(test_load_fail_closed),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,7 @@ static void test_seed_record(void **state) {
                 .reason = "first boot\n(/etc/machine-id is uninitialized)",
                 .credential = CREDENTIAL_MIXED,
                 .credential_bits = 0,
+                .credential_hash = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
                 .legacy_mixed = 2,
                 .replacement_creditable = 1,
                 .boottime_usec = 123,
@@ -83,6 +84,7 @@ static void test_seed_record(void **state) {
         assert_string_equal(out.seed_path, in.seed_path);
         assert_string_equal(out.reason, "first boot (/etc/machine-id is uninitialized)");
         assert_int_equal(out.credential, CREDENTIAL_MIXED);
+        assert_string_equal(out.credential_hash, in.credential_hash);
         assert_true(out.legacy_mixed == 2);
         assert_int_equal(out.replacement_creditable, 1);
         assert_true(out.boottime_usec == 123);
