@@ -74,23 +74,32 @@ void erase_free(void *p, size_t size) {
         free(p);
 }
 
-int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size) {
-        struct stat st;
+/* The body of read_fd_bounded(), for a file already fstat()ed. */
+static int read_regular_bounded(int fd, const struct stat *st, size_t max, ReadFlags flags,
+                                char **ret_buf, size_t *ret_size) {
         char *buf;
         ssize_t n;
 
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
+        if (!S_ISREG(st->st_mode))
                 return -EBADFD;
-        if (st.st_size < 0 || (unsigned long long) st.st_size > max)
+        if (st->st_size < 0 || (unsigned long long) st->st_size > max)
                 return -EFBIG;
 
         /* One byte more than allowed: the file may have grown after fstat. */
         buf = malloc(max + 1);
         if (!buf)
                 return -ENOMEM;
-        n = loop_read(fd, buf, max + 1);
+        if (st->st_size > 0) {
+                /* A regular file with a size: a read that returns less than
+                 * asked for has reached the end, so one read() does. (Files
+                 * of /proc and /sys say size 0 and are read to the end.) */
+                do
+                        n = read(fd, buf, max + 1);
+                while (n < 0 && errno == EINTR);
+                if (n < 0)
+                        n = negative_errno();
+        } else
+                n = loop_read(fd, buf, max + 1);
         if (n < 0 || (size_t) n > max ||
             ((flags & READ_REFUSE_NUL) && memchr(buf, 0, (size_t) n))) {
                 int r = n < 0 ? (int) n : (size_t) n > max ? -EFBIG : -EBADMSG;
@@ -106,20 +115,30 @@ int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t 
         return 0;
 }
 
+int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size) {
+        struct stat st;
+
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        return read_regular_bounded(fd, &st, max, flags, ret_buf, ret_size);
+}
+
 int read_file_at(int dfd, const char *path, size_t max, ReadFlags flags,
                  char **ret_buf, size_t *ret_size, FileStat *ret_stat) {
         _cleanup_close_ int fd = -EBADF;
-        FileStat st;
+        struct stat st;
         int r;
 
-        fd = open_nofollow_at(dfd, path, &st);
+        fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
-                return fd;
-        if (!S_ISREG(st.mode))
-                return S_ISDIR(st.mode) ? -EISDIR : -EBADFD;
-        r = read_fd_bounded(fd, max, flags, ret_buf, ret_size);
+                return negative_errno();
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        r = read_regular_bounded(fd, &st, max, flags, ret_buf, ret_size);
         if (r >= 0 && ret_stat)
-                *ret_stat = st;
+                file_stat_from_stat(&st, ret_stat);
         return r;
 }
 
@@ -135,14 +154,16 @@ int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size
         if (k < 0 || (size_t) k >= sizeof(tmp))
                 return -ENAMETOOLONG;
 
-        /* A leftover from a run killed between create and rename was never in
-         * place: drop it. Only under the caller's lock is the fixed name
-         * nobody else's. */
-        if (!(flags & WRITE_UNIQUE_TMP) && unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
-                return negative_errno();
-
         /* O_EXCL: never write into a file someone else created or linked. */
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+        if (fd < 0 && errno == EEXIST && !(flags & WRITE_UNIQUE_TMP)) {
+                /* A leftover from a run killed between create and rename was
+                 * never in place: drop it. Only under the caller's lock is the
+                 * fixed name nobody else's. */
+                if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
+                        return negative_errno();
+                fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+        }
         if (fd < 0)
                 return negative_errno();
 

@@ -33,15 +33,31 @@ int pool_wait_ready(void) {
         return negative_errno();
 }
 
+/* /dev/urandom for writing, opened once: a load hands the kernel several
+ * seeds in a row. Closed at exit. */
+static int urandom_fd(void) {
+        static int fd = -EBADF;
+
+        if (fd < 0) {
+                fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+                if (fd < 0) {
+                        int r = negative_errno();
+                        fd = -EBADF;
+                        return r;
+                }
+        }
+        return fd;
+}
+
 int pool_add_seed(const void *buf, size_t size, bool credit) {
-        _cleanup_close_ int fd = -EBADF;
+        int fd;
 
         if (size == 0)
                 return 0;
 
-        fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        fd = urandom_fd();
         if (fd < 0)
-                return negative_errno();
+                return fd;
 
         if (credit) {
                 struct rand_pool_info *info;

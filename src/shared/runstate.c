@@ -262,9 +262,12 @@ int runstate_write(const char *name, const char *text) {
         const char *dir = runstate_dir();
         _cleanup_close_ int dfd = -EBADF;
 
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return negative_errno();
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (dfd < 0 && errno == ENOENT) {
+                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                        return negative_errno();
+                dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        }
         if (dfd < 0)
                 return negative_errno();
         /* No fsync: /run is tmpfs and this is about this boot only. Several
@@ -273,13 +276,12 @@ int runstate_write(const char *name, const char *text) {
 }
 
 int runstate_read(const char *name, char **ret) {
-        _cleanup_close_ int dfd = -EBADF;
+        char path[PATH_MAX];
         size_t n;
 
-        dfd = open(runstate_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return negative_errno();
-        return read_file_at(dfd, name, RUNSTATE_MAX, READ_NUL_TERMINATE | READ_REFUSE_NUL, ret, &n, NULL);
+        if ((size_t) snprintf(path, sizeof(path), "%s/%s", runstate_dir(), name) >= sizeof(path))
+                return -ENAMETOOLONG;
+        return read_file_at(AT_FDCWD, path, RUNSTATE_MAX, READ_NUL_TERMINATE | READ_REFUSE_NUL, ret, &n, NULL);
 }
 
 int gate_record_read(GateRecord *ret) {

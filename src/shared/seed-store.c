@@ -87,13 +87,16 @@ int seed_dir_open_locked(const char *path, usec_t timeout, FileStat *ret_stat) {
         struct stat st;
         int r;
 
-        /* Only the last component is created: a missing /var/lib means the
-         * state file system is not mounted, and creating a directory tree on
-         * the root file system underneath the mount point would hide that. */
-        if (mkdir(path, 0700) < 0 && errno != EEXIST)
-                return negative_errno();
-
         dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+        if (dfd < 0 && errno == ENOENT) {
+                /* Only the last component is created: a missing /var/lib means
+                 * the state file system is not mounted, and creating a
+                 * directory tree on the root file system underneath the mount
+                 * point would hide that. */
+                if (mkdir(path, 0700) < 0 && errno != EEXIST)
+                        return negative_errno();
+                dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+        }
         if (dfd < 0)
                 return negative_errno();
         if (fstat(dfd, &st) < 0)
