@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
 # Sourced by the packaging scripts: a clean tree of one commit, and the
 # time that commit gives every build of it.
 
