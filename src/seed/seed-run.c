@@ -247,18 +247,16 @@ static bool fresh_bytes(uint8_t *buf, size_t size) {
         return r > 0;
 }
 
-/* Build and durably write the next seed: derived from the old one (or
- * none), fresh kernel bytes and both clocks (see seed_derive()), bound to
- * this machine. */
-static int write_next_seed(int dfd, const MachineId *m, const uint8_t *old, size_t old_size, bool want_creditable,
-                           bool *ret_creditable) {
+/* Build and durably write the next seed of @size bytes: derived from the
+ * old one (or none), fresh kernel bytes and both clocks (see seed_derive()),
+ * bound to this machine. */
+static int write_next_seed(int dfd, const MachineId *m, const uint8_t *old, size_t old_size, size_t size,
+                           bool want_creditable, bool *ret_creditable) {
         _cleanup_(seed_file_erase) SeedFile next = {};
         uint8_t fresh[SEED_SIZE_MAX];
         bool initialized;
-        size_t size;
         int r;
 
-        size = seed_size_for_poolsize(pool_size_bits());
         initialized = fresh_bytes(fresh, size);
 
         /* Creditable only when derived from a secret this machine alone held,
@@ -418,7 +416,7 @@ int seed_load(const SeedOptions *o) {
         struct seed_facts facts;
         CreditDecision d;
         const uint8_t *old;
-        size_t old_size;
+        size_t old_size, size;
         bool dir_usable, replacement_creditable = false;
         int r;
 
@@ -492,7 +490,11 @@ int seed_load(const SeedOptions *o) {
 
         /* 4. The next seed, durable before anything is credited. */
         old = stored_seed_bytes(&l.old, &old_size);
-        r = dir_usable ? write_next_seed(l.dfd, &l.machine, old, old_size, seed_credit_rules_2_to_6_hold(&facts),
+        /* The pool's size only changes with the kernel: the replacement
+         * keeps the size of the seed it replaces, which save took from the
+         * pool; only without one is the pool asked. */
+        size = l.old.parsed ? l.old.file.seed_size : seed_size_for_poolsize(pool_size_bits());
+        r = dir_usable ? write_next_seed(l.dfd, &l.machine, old, old_size, size, seed_credit_rules_2_to_6_hold(&facts),
                                          &replacement_creditable) : -EBADF;
         if (dir_usable && r < 0)
                 load_fail(&l, log_error_errno(r, "Failed to write the replacement seed to %s: %m", l.record.seed_path));
@@ -593,7 +595,7 @@ int seed_save(const SeedOptions *o) {
         MachineId m;
         FileStat dst;
         const uint8_t *bytes = NULL;
-        size_t size = 0;
+        size_t size = 0, seed_size = seed_size_for_poolsize(pool_size_bits());
         bool creditable = false, invalid_id;
         int r;
 
@@ -613,17 +615,16 @@ int seed_save(const SeedOptions *o) {
                 bytes = stored_seed_bytes(&old, &size);
         }
         invalid_id = machine_id_counts_as_invalid(&m);
-        r = write_next_seed(dfd, &m, bytes, size, false, &creditable);
+        r = write_next_seed(dfd, &m, bytes, size, seed_size, false, &creditable);
         erase(&m, sizeof(m));
         if (r < 0)
                 return log_error_errno(r, "Failed to save a new seed to %s/%s: %m", o->seed_dir, SEED_FILE_NAME);
 
         if (creditable)
-                log_info("saved %zu bits to %s/%s", seed_size_for_poolsize(pool_size_bits()) * 8, o->seed_dir,
-                         SEED_FILE_NAME);
+                log_info("saved %zu bits to %s/%s", seed_size * 8, o->seed_dir, SEED_FILE_NAME);
         else
                 log_info("saved %zu bits to %s/%s, not creditable: %s",
-                         seed_size_for_poolsize(pool_size_bits()) * 8, o->seed_dir, SEED_FILE_NAME,
+                         seed_size * 8, o->seed_dir, SEED_FILE_NAME,
                          invalid_id ? "/etc/machine-id is not valid" : "the kernel's random pool is not initialized");
         return 0;
 }
@@ -636,6 +637,7 @@ int seed_provision(const SeedOptions *o) {
         MachineId m;
         FileStat dst;
         bool creditable = false;
+        size_t size;
         int r;
 
         r = root_path("/etc/machine-id", &mid_path);
@@ -671,7 +673,8 @@ int seed_provision(const SeedOptions *o) {
         if ((dst.uid != 0 && fchown(dfd, 0, 0) < 0) || ((dst.mode & 077) != 0 && fchmod(dfd, 0700) < 0))
                 return log_error_errno(errno, "Failed to make %s root's with mode 0700: %m", o->seed_dir);
 
-        r = write_next_seed(dfd, &m, NULL, 0, false, &creditable);
+        size = seed_size_for_poolsize(pool_size_bits());
+        r = write_next_seed(dfd, &m, NULL, 0, size, false, &creditable);
         if (r < 0)
                 return log_error_errno(r, "Failed to write a seed to %s/%s: %m", o->seed_dir, SEED_FILE_NAME);
         if (!creditable)
@@ -679,7 +682,6 @@ int seed_provision(const SeedOptions *o) {
                  * this host's pool was not initialized. */
                 return log_error_errno(-EAGAIN, "The seed written to %s/%s is not creditable: this machine's random "
                                        "pool is not initialized", o->seed_dir, SEED_FILE_NAME);
-        log_info("provisioned %zu bits in %s/%s, bound to machine-id %s",
-                 seed_size_for_poolsize(pool_size_bits()) * 8, o->seed_dir, SEED_FILE_NAME, m.id);
+        log_info("provisioned %zu bits in %s/%s, bound to machine-id %s", size * 8, o->seed_dir, SEED_FILE_NAME, m.id);
         return 0;
 }

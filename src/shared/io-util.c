@@ -74,22 +74,20 @@ void erase_free(void *p, size_t size) {
         free(p);
 }
 
-/* The body of read_fd_bounded(), for a file already fstat()ed. */
-static int read_regular_bounded(int fd, const struct stat *st, size_t max, ReadFlags flags,
-                                char **ret_buf, size_t *ret_size) {
+int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size) {
         char *buf;
         ssize_t n;
 
-        if (!S_ISREG(st->st_mode))
+        if (!S_ISREG(st->mode))
                 return -EBADFD;
-        if (st->st_size < 0 || (unsigned long long) st->st_size > max)
+        if (st->size < 0 || (unsigned long long) st->size > max)
                 return -EFBIG;
 
         /* One byte more than allowed: the file may have grown after fstat. */
         buf = malloc(max + 1);
         if (!buf)
                 return -ENOMEM;
-        if (st->st_size > 0) {
+        if (st->size > 0) {
                 /* A regular file with a size: a read that returns less than
                  * asked for has reached the end, so one read() does. (Files
                  * of /proc and /sys say size 0 and are read to the end.) */
@@ -117,28 +115,53 @@ static int read_regular_bounded(int fd, const struct stat *st, size_t max, ReadF
 
 int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size) {
         struct stat st;
+        FileStat fst;
 
         if (fstat(fd, &st) < 0)
                 return negative_errno();
-        return read_regular_bounded(fd, &st, max, flags, ret_buf, ret_size);
+        file_stat_from_stat(&st, &fst);
+        return read_fd_bounded_stat(fd, &fst, max, flags, ret_buf, ret_size);
+}
+
+int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_size) {
+        _cleanup_close_ int fd = -EBADF;
+        char *buf;
+        ssize_t n;
+
+        fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        buf = malloc(max + 2);
+        if (!buf)
+                return -ENOMEM;
+        do
+                n = read(fd, buf, max + 1);
+        while (n < 0 && errno == EINTR);
+        if (n < 0 || (size_t) n > max) {
+                int r = n < 0 ? negative_errno() : -EFBIG;
+                free(buf);
+                return r;
+        }
+        buf[n] = 0;
+        *ret_buf = buf;
+        *ret_size = (size_t) n;
+        return 0;
 }
 
 int read_file_at(int dfd, const char *path, size_t max, ReadFlags flags,
                  char **ret_buf, size_t *ret_size, FileStat *ret_stat) {
         _cleanup_close_ int fd = -EBADF;
-        struct stat st;
+        FileStat st;
         int r;
 
-        fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        fd = open_nofollow_at(dfd, path, &st);
         if (fd < 0)
-                return negative_errno();
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (S_ISDIR(st.st_mode))
+                return fd;
+        if (S_ISDIR(st.mode))
                 return -EISDIR;
-        r = read_regular_bounded(fd, &st, max, flags, ret_buf, ret_size);
+        r = read_fd_bounded_stat(fd, &st, max, flags, ret_buf, ret_size);
         if (r >= 0 && ret_stat)
-                file_stat_from_stat(&st, ret_stat);
+                *ret_stat = st;
         return r;
 }
 

@@ -51,6 +51,15 @@ int open_nofollow_at(int dfd, const char *path, FileStat *ret_stat);
  * READ_NUL_TERMINATE. */
 int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size);
 
+/* The same for a file whose fstat() the caller already has. */
+int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size);
+
+/* A kernel's virtual file (/proc, /sys: they report size 0 and hand over
+ * their whole small content in one read()), or a test's stand-in for one:
+ * not followed, not blocking, at most @max bytes (-EFBIG), one read(), a
+ * NUL-terminated buffer. */
+int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_size);
+
 /* open_nofollow_at() then read_fd_bounded(): the one way this project reads a
  * file it does not trust (seeds, the machine-id, credentials, configuration,
  * records). @ret_stat as for open_nofollow_at(), filled only on success. */

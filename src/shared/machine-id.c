@@ -95,7 +95,7 @@ int boot_id_read(char ret[static MACHINE_ID_HEX_LEN + 1]) {
         r = root_path("/proc/sys/kernel/random/boot_id", &path);
         if (r < 0)
                 return r;
-        r = read_file_at(AT_FDCWD, path, 64, 0, &buf, &n, NULL);
+        r = read_virtual_file(path, 64, &buf, &n);
         if (r < 0)
                 return r;
         /* A UUID: 36 characters with dashes, and a newline. */

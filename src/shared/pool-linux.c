@@ -88,7 +88,7 @@ int pool_size_bits(void) {
         long bits;
         int r;
 
-        r = read_file_at(AT_FDCWD, "/proc/sys/kernel/random/poolsize", 16, READ_NUL_TERMINATE, &buf, &n, NULL);
+        r = read_virtual_file("/proc/sys/kernel/random/poolsize", 16, &buf, &n);
         if (r < 0)
                 return r;
         errno = 0;

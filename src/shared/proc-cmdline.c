@@ -19,7 +19,7 @@ int proc_cmdline_read(char **ret) {
         r = root_path("/proc/cmdline", &path);
         if (r < 0)
                 return r;
-        r = read_file_at(AT_FDCWD, path, CMDLINE_MAX, READ_NUL_TERMINATE, &buf, &n, NULL);
+        r = read_virtual_file(path, CMDLINE_MAX, &buf, &n);
         if (r == -ENOENT && root_get()) {
                 /* An image's tree has no running kernel. */
                 buf = strdup("");

@@ -154,7 +154,7 @@ void stored_seed_read(int dfd, StoredSeed *s) {
                 return;
         }
 
-        r = read_fd_bounded(fd, SEED_FILE_SIZE_MAX, READ_SECRET, &s->raw, &s->raw_size);
+        r = read_fd_bounded_stat(fd, &s->stat, SEED_FILE_SIZE_MAX, READ_SECRET, &s->raw, &s->raw_size);
         if (r == -EFBIG) {
                 snprintf(s->problem, sizeof(s->problem), "the seed file is larger than %zu bytes",
                          (size_t) SEED_FILE_SIZE_MAX);
