@@ -10,6 +10,7 @@
 #include "gate.h"
 #include "log.h"
 #include "macro.h"
+#include "multicall.h"
 #include "notify.h"
 #include "paths.h"
 #include "runstate.h"
@@ -250,7 +251,7 @@ static int run(const GateArgs *args) {
         return ret;
 }
 
-int main(int argc, char *argv[]) {
+int entropy_gate_main(int argc, char *argv[]) {
         GateArgs args;
         char error[256];
 
@@ -280,3 +281,9 @@ int main(int argc, char *argv[]) {
 
         return run(&args);
 }
+
+#ifndef EG_MULTICALL
+int main(int argc, char *argv[]) {
+        return entropy_gate_main(argc, argv);
+}
+#endif

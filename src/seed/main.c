@@ -8,6 +8,7 @@
 #include "config.h"
 #include "log.h"
 #include "macro.h"
+#include "multicall.h"
 #include "paths.h"
 #include "root.h"
 #include "seed-run.h"
@@ -55,7 +56,7 @@ static void help(void) {
                program_invocation_short_name, SEED_DIR_DEFAULT);
 }
 
-int main(int argc, char *argv[]) {
+int entropy_seed_main(int argc, char *argv[]) {
         enum { ARG_VERSION = 0x100, ARG_SEED_DIR, ARG_NO_CREDIT, ARG_ROOT, ARG_MACHINE_ID, ARG_CREDENTIAL_ONLY };
         static const struct option options[] = {
                 { "help",       no_argument,       NULL, 'h'            },
@@ -164,3 +165,9 @@ int main(int argc, char *argv[]) {
         config_done(&config);
         return r < 0 ? EXIT_ERROR : EXIT_DONE;
 }
+
+#ifndef EG_MULTICALL
+int main(int argc, char *argv[]) {
+        return entropy_seed_main(argc, argv);
+}
+#endif
