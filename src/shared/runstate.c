@@ -99,64 +99,105 @@ static void put_bool(Out *o, const char *key, int b) {
                 put(o, "%s=%s\n", key, yes_no(b));
 }
 
-static int out_finish(const Out *o) {
-        return o->overflow ? -ENOBUFS : (int) o->len;
+/* ---- The fields: one table per record, read by the formatter and the parser ---- */
+
+typedef enum FieldType {
+        FIELD_TEXT,                  /* char[size] */
+        FIELD_TEXT_OPTIONAL,         /* char[size], left out when empty */
+        FIELD_U64,                   /* uint64_t, left out when RUNSTATE_UNKNOWN */
+        FIELD_BOOL,                  /* int: 1, 0, -1 unknown (left out) */
+        FIELD_ENUM,                  /* int, from a string table; -1 unknown */
+} FieldType;
+
+typedef struct Field {
+        const char *key;
+        FieldType type;
+        size_t offset, size;
+        const char *const *table;    /* FIELD_ENUM */
+        int n_table;
+} Field;
+
+#define TEXT(k, t, f)     { k, FIELD_TEXT,          offsetof(t, f), sizeof(((t *) 0)->f), NULL, 0 }
+#define TEXT_OPT(k, t, f) { k, FIELD_TEXT_OPTIONAL, offsetof(t, f), sizeof(((t *) 0)->f), NULL, 0 }
+#define U64(k, t, f)      { k, FIELD_U64,           offsetof(t, f), 0, NULL, 0 }
+#define BOOL(k, t, f)     { k, FIELD_BOOL,          offsetof(t, f), 0, NULL, 0 }
+#define ENUM(k, t, f, tb) { k, FIELD_ENUM,          offsetof(t, f), 0, tb, (int) ELEMENTSOF(tb) }
+
+/* Enum fields are read and written as int. */
+_Static_assert(sizeof(RecordOutcome) == sizeof(int) && sizeof(SeedAction) == sizeof(int) &&
+               sizeof(CredentialResult) == sizeof(int), "enum fields must be int-sized");
+
+static const Field gate_fields[] = {
+        ENUM("OUTCOME", GateRecord, outcome, record_outcome_table),
+        BOOL("READY_AT_START", GateRecord, ready_at_start),
+        U64("START_BOOTTIME_USEC", GateRecord, start_usec),
+        U64("END_BOOTTIME_USEC", GateRecord, end_usec),
+        U64("WAITED_USEC", GateRecord, waited_usec),
+};
+
+static const Field seed_fields[] = {
+        TEXT_OPT("BOOT_ID", SeedRecord, boot_id),
+        ENUM("ACTION", SeedRecord, action, seed_action_table),
+        U64("BITS", SeedRecord, bits),
+        TEXT("SEED_PATH", SeedRecord, seed_path),
+        TEXT("REASON", SeedRecord, reason),
+        ENUM("CREDENTIAL", SeedRecord, credential, credential_result_table),
+        U64("CREDENTIAL_BITS", SeedRecord, credential_bits),
+        TEXT_OPT("CREDENTIAL_HASH", SeedRecord, credential_hash),
+        U64("LEGACY_MIXED", SeedRecord, legacy_mixed),
+        BOOL("REPLACEMENT_CREDITABLE", SeedRecord, replacement_creditable),
+        U64("BOOTTIME_USEC", SeedRecord, boottime_usec),
+};
+
+/* Fields by offset, copied: no cast to a wider alignment. */
+static uint64_t get_u64(const char *p) { uint64_t v; memcpy(&v, p, sizeof(v)); return v; }
+static int get_int(const char *p) { int v; memcpy(&v, p, sizeof(v)); return v; }
+static void set_u64(char *p, uint64_t v) { memcpy(p, &v, sizeof(v)); }
+static void set_int(char *p, int v) { memcpy(p, &v, sizeof(v)); }
+
+static int record_format(const Field *fields, size_t n, const void *rec, char *buf, size_t size) {
+        Out o = { .buf = buf, .size = size };
+
+        if (size > 0)
+                buf[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+                const Field *f = fields + i;
+                const char *p = (const char *) rec + f->offset;
+
+                switch (f->type) {
+                case FIELD_TEXT_OPTIONAL:
+                        if (!*p)
+                                break;
+                        _fallthrough_;
+                case FIELD_TEXT:
+                        put_text(&o, f->key, p);
+                        break;
+                case FIELD_U64:
+                        put_u64(&o, f->key, get_u64(p));
+                        break;
+                case FIELD_BOOL:
+                        put_bool(&o, f->key, get_int(p));
+                        break;
+                case FIELD_ENUM:
+                        put_text(&o, f->key, table_to_string(f->table, f->n_table, get_int(p)));
+                        break;
+                }
+        }
+        return o.overflow ? -ENOBUFS : (int) o.len;
 }
 
 int gate_record_format(const GateRecord *r, char *buf, size_t size) {
-        Out o = { .buf = buf, .size = size };
-
-        if (size > 0)
-                buf[0] = 0;
-        put_text(&o, "OUTCOME", record_outcome_to_string(r->outcome));
-        put_bool(&o, "READY_AT_START", r->ready_at_start);
-        put_u64(&o, "START_BOOTTIME_USEC", r->start_usec);
-        put_u64(&o, "END_BOOTTIME_USEC", r->end_usec);
-        put_u64(&o, "WAITED_USEC", r->waited_usec);
-        return out_finish(&o);
+        return record_format(gate_fields, ELEMENTSOF(gate_fields), r, buf, size);
 }
 
 int seed_record_format(const SeedRecord *r, char *buf, size_t size) {
-        Out o = { .buf = buf, .size = size };
-
-        if (size > 0)
-                buf[0] = 0;
-        if (r->boot_id[0])
-                put_text(&o, "BOOT_ID", r->boot_id);
-        put_text(&o, "ACTION", seed_action_to_string(r->action));
-        put_u64(&o, "BITS", r->bits);
-        put_text(&o, "SEED_PATH", r->seed_path);
-        put_text(&o, "REASON", r->reason);
-        put_text(&o, "CREDENTIAL", credential_result_to_string(r->credential));
-        put_u64(&o, "CREDENTIAL_BITS", r->credential_bits);
-        if (r->credential_hash[0])
-                put_text(&o, "CREDENTIAL_HASH", r->credential_hash);
-        put_u64(&o, "LEGACY_MIXED", r->legacy_mixed);
-        put_bool(&o, "REPLACEMENT_CREDITABLE", r->replacement_creditable);
-        put_u64(&o, "BOOTTIME_USEC", r->boottime_usec);
-        return out_finish(&o);
+        return record_format(seed_fields, ELEMENTSOF(seed_fields), r, buf, size);
 }
 
 /* ---- Parsing ---- */
 
-/* Calls @field for each "KEY=VALUE" line of @text. */
-static void for_each_field(const char *text, void (*field)(const char *key, size_t klen, const char *value,
-                                                           size_t vlen, void *userdata), void *userdata) {
-        for (const char *line = text; line && *line;) {
-                const char *nl = strchrnul(line, '\n'), *eq = memchr(line, '=', (size_t) (nl - line));
-
-                if (eq)
-                        field(line, (size_t) (eq - line), eq + 1, (size_t) (nl - eq - 1), userdata);
-                line = *nl ? nl + 1 : NULL;
-        }
-}
-
 static bool key_is(const char *key, size_t klen, const char *name) {
         return strlen(name) == klen && strncmp(key, name, klen) == 0;
-}
-
-static void copy_text(char *dst, size_t size, const char *v, size_t vlen) {
-        snprintf(dst, size, "%.*s", (int) MIN(vlen, (size_t) INT32_MAX), v);
 }
 
 static uint64_t parse_u64(const char *v, size_t vlen) {
@@ -172,10 +213,6 @@ static uint64_t parse_u64(const char *v, size_t vlen) {
         return u;
 }
 
-static int parse_yes_no(const char *v, size_t vlen) {
-        return key_is(v, vlen, "yes") ? 1 : key_is(v, vlen, "no") ? 0 : -1;
-}
-
 static int parse_enum(const char *const *table, int n, const char *v, size_t vlen) {
         for (int i = 0; i < n; i++)
                 if (key_is(v, vlen, table[i]))
@@ -183,70 +220,65 @@ static int parse_enum(const char *const *table, int n, const char *v, size_t vle
         return -1;
 }
 
-static void gate_field(const char *k, size_t kl, const char *v, size_t vl, void *userdata) {
-        GateRecord *r = userdata;
+/* Every field unknown, then each "KEY=VALUE" line of @text that names one. */
+static void record_parse(const Field *fields, size_t n, void *rec, const char *text) {
+        for (size_t i = 0; i < n; i++) {
+                char *p = (char *) rec + fields[i].offset;
 
-        if (key_is(k, kl, "OUTCOME"))
-                r->outcome = (RecordOutcome) parse_enum(record_outcome_table, _RECORD_OUTCOME_MAX, v, vl);
-        else if (key_is(k, kl, "READY_AT_START"))
-                r->ready_at_start = parse_yes_no(v, vl);
-        else if (key_is(k, kl, "START_BOOTTIME_USEC"))
-                r->start_usec = parse_u64(v, vl);
-        else if (key_is(k, kl, "END_BOOTTIME_USEC"))
-                r->end_usec = parse_u64(v, vl);
-        else if (key_is(k, kl, "WAITED_USEC"))
-                r->waited_usec = parse_u64(v, vl);
+                switch (fields[i].type) {
+                case FIELD_TEXT:
+                case FIELD_TEXT_OPTIONAL:
+                        p[0] = 0;
+                        break;
+                case FIELD_U64:
+                        set_u64(p, RUNSTATE_UNKNOWN);
+                        break;
+                case FIELD_BOOL:
+                case FIELD_ENUM:
+                        set_int(p, -1);
+                        break;
+                }
+        }
+
+        for (const char *line = text; line && *line;) {
+                const char *nl = strchrnul(line, '\n'), *eq = memchr(line, '=', (size_t) (nl - line));
+
+                for (size_t i = 0; eq && i < n; i++) {
+                        const Field *f = fields + i;
+                        char *p = (char *) rec + f->offset;
+                        const char *v = eq + 1;
+                        size_t vlen = (size_t) (nl - v);
+
+                        if (!key_is(line, (size_t) (eq - line), f->key))
+                                continue;
+                        switch (f->type) {
+                        case FIELD_TEXT:
+                        case FIELD_TEXT_OPTIONAL:
+                                snprintf(p, f->size, "%.*s", (int) MIN(vlen, (size_t) INT32_MAX), v);
+                                break;
+                        case FIELD_U64:
+                                set_u64(p, parse_u64(v, vlen));
+                                break;
+                        case FIELD_BOOL:
+                                set_int(p, key_is(v, vlen, "yes") ? 1 : key_is(v, vlen, "no") ? 0 : -1);
+                                break;
+                        case FIELD_ENUM:
+                                set_int(p, parse_enum(f->table, f->n_table, v, vlen));
+                                break;
+                        }
+                }
+                line = *nl ? nl + 1 : NULL;
+        }
 }
 
 void gate_record_parse(const char *text, GateRecord *ret) {
-        *ret = (GateRecord) {
-                .outcome = _RECORD_OUTCOME_INVALID,
-                .ready_at_start = -1,
-                .start_usec = RUNSTATE_UNKNOWN,
-                .end_usec = RUNSTATE_UNKNOWN,
-                .waited_usec = RUNSTATE_UNKNOWN,
-        };
-        for_each_field(text, gate_field, ret);
-}
-
-static void seed_field(const char *k, size_t kl, const char *v, size_t vl, void *userdata) {
-        SeedRecord *r = userdata;
-
-        if (key_is(k, kl, "BOOT_ID"))
-                copy_text(r->boot_id, sizeof(r->boot_id), v, vl);
-        else if (key_is(k, kl, "ACTION"))
-                r->action = (SeedAction) parse_enum(seed_action_table, _SEED_ACTION_MAX, v, vl);
-        else if (key_is(k, kl, "BITS"))
-                r->bits = parse_u64(v, vl);
-        else if (key_is(k, kl, "SEED_PATH"))
-                copy_text(r->seed_path, sizeof(r->seed_path), v, vl);
-        else if (key_is(k, kl, "REASON"))
-                copy_text(r->reason, sizeof(r->reason), v, vl);
-        else if (key_is(k, kl, "CREDENTIAL"))
-                r->credential = (CredentialResult) parse_enum(credential_result_table, _CREDENTIAL_MAX, v, vl);
-        else if (key_is(k, kl, "CREDENTIAL_BITS"))
-                r->credential_bits = parse_u64(v, vl);
-        else if (key_is(k, kl, "CREDENTIAL_HASH"))
-                copy_text(r->credential_hash, sizeof(r->credential_hash), v, vl);
-        else if (key_is(k, kl, "LEGACY_MIXED"))
-                r->legacy_mixed = parse_u64(v, vl);
-        else if (key_is(k, kl, "REPLACEMENT_CREDITABLE"))
-                r->replacement_creditable = parse_yes_no(v, vl);
-        else if (key_is(k, kl, "BOOTTIME_USEC"))
-                r->boottime_usec = parse_u64(v, vl);
+        *ret = (GateRecord) {};
+        record_parse(gate_fields, ELEMENTSOF(gate_fields), ret, text);
 }
 
 void seed_record_parse(const char *text, SeedRecord *ret) {
-        *ret = (SeedRecord) {
-                .action = _SEED_ACTION_INVALID,
-                .bits = RUNSTATE_UNKNOWN,
-                .credential = _CREDENTIAL_INVALID,
-                .credential_bits = RUNSTATE_UNKNOWN,
-                .legacy_mixed = RUNSTATE_UNKNOWN,
-                .replacement_creditable = -1,
-                .boottime_usec = RUNSTATE_UNKNOWN,
-        };
-        for_each_field(text, seed_field, ret);
+        *ret = (SeedRecord) {};
+        record_parse(seed_fields, ELEMENTSOF(seed_fields), ret, text);
 }
 
 /* ---- Files ---- */
@@ -284,20 +316,21 @@ int runstate_read(const char *name, char **ret) {
         return read_file_at(AT_FDCWD, path, RUNSTATE_MAX, READ_NUL_TERMINATE | READ_REFUSE_NUL, ret, &n, NULL);
 }
 
-int gate_record_read(GateRecord *ret) {
+static int record_read(const char *name, const Field *fields, size_t n, void *rec) {
         _cleanup_free_ char *text = NULL;
         int r;
 
-        r = runstate_read(RUNSTATE_GATE, &text);
-        gate_record_parse(r >= 0 ? text : "", ret);
+        r = runstate_read(name, &text);
+        record_parse(fields, n, rec, r >= 0 ? text : "");
         return r == -ENOENT ? 0 : r < 0 ? r : 1;
 }
 
-int seed_record_read(SeedRecord *ret) {
-        _cleanup_free_ char *text = NULL;
-        int r;
+int gate_record_read(GateRecord *ret) {
+        *ret = (GateRecord) {};
+        return record_read(RUNSTATE_GATE, gate_fields, ELEMENTSOF(gate_fields), ret);
+}
 
-        r = runstate_read(RUNSTATE_SEED, &text);
-        seed_record_parse(r >= 0 ? text : "", ret);
-        return r == -ENOENT ? 0 : r < 0 ? r : 1;
+int seed_record_read(SeedRecord *ret) {
+        *ret = (SeedRecord) {};
+        return record_read(RUNSTATE_SEED, seed_fields, ELEMENTSOF(seed_fields), ret);
 }
