@@ -6,7 +6,7 @@
 # qemu exists after that. Each builds the project afresh in its own
 # directory (static for busybox, /usr layout for systemd), so a sanitizer
 # build of the test suite still boots normal binaries.
-set(EG_VM_TIERS busybox systemd)
+set(EG_VM_TIERS busybox systemd initrd)
 foreach(tier IN LISTS EG_VM_TIERS)
   add_test(NAME vm-${tier}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vm/${tier}-tier.sh --build-dir ${CMAKE_BINARY_DIR})
@@ -25,3 +25,6 @@ set_tests_properties(vm-busybox-musl PROPERTIES
 # the systemd tier debootstraps once (~1.5 min) and boots 6 times (35-50 s each).
 set_tests_properties(vm-busybox PROPERTIES TIMEOUT 900)
 set_tests_properties(vm-systemd PROPERTIES TIMEOUT 1800)
+# The initrd tier debootstraps its own image with initramfs-tools (~2 min),
+# runs update-initramfs in it and boots twice through that initrd.
+set_tests_properties(vm-initrd PROPERTIES TIMEOUT 1800)

@@ -46,6 +46,10 @@ check() {
         bin=$(define BINDIR "$paths")
         unitdir=$(cached SYSTEMD_SYSTEM_UNIT_DIR "$b/CMakeCache.txt")
         gendir=$(cached SYSTEMD_SYSTEM_GENERATOR_DIR "$b/CMakeCache.txt")
+        itdir=$(cached ENTROPY_GATE_INITRAMFS_TOOLS_DIR "$b/CMakeCache.txt")
+        dracutdir=$(cached ENTROPY_GATE_DRACUT_MODULES_DIR "$b/CMakeCache.txt")
+        libexec=$(cached CMAKE_INSTALL_LIBEXECDIR "$b/CMakeCache.txt")
+        case $libexec in /*) ;; *) libexec=$(cached CMAKE_INSTALL_PREFIX "$b/CMakeCache.txt")/$libexec ;; esac
         echo "$name: CONF_FILE=$conf SEED_DIR_DEFAULT=$seed RUN_DIR_DEFAULT=$run"
 
         # The build reads what this configuration asks for, or the rest proves nothing.
@@ -86,8 +90,10 @@ check() {
                 "$run" | "$run"/*) ;;
                 "$sbin"/* | "$bin"/*) ;;
                 "$unitdir"/* | "$gendir"/*) ;;
+                "$itdir"/* | "$dracutdir"/* | "$libexec"/entropy-gate/*) ;;
                 "$want_doc"/*) ;;
                 /run/credentials/@system/entropy-gate.seed) ;;   # systemd's, not this build's
+                /sys/firmware/qemu_fw_cfg/by_name/opt/io.systemd.credentials/entropy-gate.seed/raw) ;;   # the kernel's
                 *) fail "$name: $pg names $path, which is not where this build puts it"; bad=1 ;;
                 esac
         done <"$tmp/$name.paths"
