@@ -160,6 +160,7 @@ int entropy_seed_main(int argc, char *argv[]) {
                 .credit_credential_without_memory = config.credit_credential_without_memory,
                 .machine_id = arg_machine_id,
                 .credential_only = arg_credential_only,
+                .cmdline = config.cmdline,
         };
         r = verb->run(&o);
         config_done(&config);

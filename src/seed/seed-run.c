@@ -13,6 +13,7 @@
 #include "machine-id.h"
 #include "macro.h"
 #include "pool.h"
+#include "proc-cmdline.h"
 #include "root.h"
 #include "runstate.h"
 #include "seed-file.h"
@@ -343,6 +344,16 @@ static void plan_credential(Load *l, bool dir_usable, int have_previous, const S
         }
         if (!l->o->credit) {
                 snprintf(c->why_not, sizeof(c->why_not), "crediting disabled (%s)", strna(l->o->credit_disabled_by));
+                return;
+        }
+        /* systemd imports credentials from the kernel command line too,
+         * which every user can read: no secret, whatever its length. */
+        if (!l->o->cmdline ||
+            proc_cmdline_value_has_prefix(l->o->cmdline, "systemd.set_credential", CREDENTIAL_NAME ":") ||
+            proc_cmdline_value_has_prefix(l->o->cmdline, "systemd.set_credential_binary", CREDENTIAL_NAME ":")) {
+                snprintf(c->why_not, sizeof(c->why_not), l->o->cmdline ?
+                         "it may come from the kernel command line (systemd.set_credential=), which any user can read" :
+                         "the kernel command line cannot be read to tell whether it came from there");
                 return;
         }
         if (c->size < SEED_SIZE_MIN) {

@@ -16,6 +16,7 @@ typedef struct SeedOptions {
         bool credit_credential_without_memory;
         const char *machine_id;             /* provision --machine-id=, or NULL */
         bool credential_only;               /* load --credential-only: no seed directory (the initrd) */
+        const char *cmdline;                /* the kernel command line, NULL when unknown */
 } SeedOptions;
 
 int seed_load(const SeedOptions *o);

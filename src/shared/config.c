@@ -65,6 +65,7 @@ void config_done(Config *c) {
         free(c->credit_origin);
         free(c->seed_dir);
         free(c->broken);
+        free(c->cmdline);
         *c = (Config) {};
 }
 
@@ -433,7 +434,6 @@ static int load_dropins(Config *c, config_warn_t warn, void *userdata) {
 }
 
 int config_load(Config *c, config_warn_t warn, void *userdata) {
-        _cleanup_free_ char *cmdline = NULL;
         int r;
 
         r = config_init(c);
@@ -447,7 +447,7 @@ int config_load(Config *c, config_warn_t warn, void *userdata) {
         if (r < 0)
                 return r;
 
-        r = proc_cmdline_read(&cmdline);
+        r = proc_cmdline_read(&c->cmdline);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -458,5 +458,5 @@ int config_load(Config *c, config_warn_t warn, void *userdata) {
                       strerror(-r));
                 return config_mark_broken(c, "the kernel command line cannot be read: %s", strerror(-r));
         }
-        return config_apply_cmdline(c, cmdline, warn, userdata);
+        return config_apply_cmdline(c, c->cmdline, warn, userdata);
 }

@@ -37,6 +37,9 @@ typedef struct Config {
          * or parsed. Whatever it meant to say might have been Credit=no, so
          * crediting is off for this run, whatever later layers say. */
         char *broken;
+        /* The kernel command line config_load() read, for other questions
+         * a front end asks of it (NULL when unreadable). */
+        char *cmdline;
 } Config;
 
 #define WARN_AFTER_DEFAULT (10 * USEC_PER_SEC)

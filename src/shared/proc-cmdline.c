@@ -47,63 +47,82 @@ static bool key_equal(const char *a, size_t alen, const char *key) {
         return true;
 }
 
+/* One parameter, as the kernel's next_arg() splits it. */
+typedef struct Param {
+        const char *name;
+        size_t name_len;
+        const char *value;           /* NULL: a bare name */
+        size_t value_len;
+} Param;
+
+/* The next parameter from *@p, advancing it; false at the end. */
+static bool next_param(const char **p, Param *ret) {
+        const char *word, *end, *val = NULL;
+        bool in_quote = false, quoted = false, stripped = false;
+        size_t i, equals = 0;
+
+        while (kernel_isspace(**p))
+                (*p)++;
+        if (!**p)
+                return false;
+
+        /* next_arg(): one leading quote opens a quoted word. */
+        if (**p == '"') {
+                (*p)++;
+                in_quote = quoted = true;
+        }
+        word = *p;
+        for (i = 0; word[i]; i++) {
+                if (kernel_isspace(word[i]) && !in_quote)
+                        break;
+                /* The first '=' splits, inside quotes or not. */
+                if (equals == 0 && word[i] == '=')
+                        equals = i;
+                if (word[i] == '"')
+                        in_quote = !in_quote;
+        }
+        *p = word + i;
+        end = word + i;
+
+        if (equals > 0) {
+                val = word + equals + 1;
+                /* A quote opening the value goes, and one ending the word. */
+                if (*val == '"') {
+                        val++;
+                        if (end > val && end[-1] == '"')
+                                stripped = true;
+                }
+        }
+        /* A quoted word loses its closing quote, unless the value's went already. */
+        if (stripped || (quoted && end > word && end[-1] == '"'))
+                end--;
+
+        *ret = (Param) {
+                .name = word,
+                .name_len = equals > 0 ? equals : (size_t) (end - word),
+                .value = val,
+                .value_len = val ? (size_t) (end > val ? end - val : 0) : 0,
+        };
+        return true;
+}
+
 int proc_cmdline_get_key(const char *cmdline, const char *key, char **ret_value) {
         _cleanup_free_ char *found = NULL;
         int r = 0;
+        Param a;
 
-        for (const char *p = cmdline; *p;) {
-                const char *word, *end, *val = NULL;
-                bool in_quote = false, quoted = false, stripped = false;
-                size_t i, equals = 0;
-
-                while (kernel_isspace(*p))
-                        p++;
-                if (!*p)
-                        break;
-
-                /* next_arg(): one leading quote opens a quoted word. */
-                if (*p == '"') {
-                        p++;
-                        in_quote = quoted = true;
-                }
-                word = p;
-                for (i = 0; word[i]; i++) {
-                        if (kernel_isspace(word[i]) && !in_quote)
-                                break;
-                        /* The first '=' splits, inside quotes or not. */
-                        if (equals == 0 && word[i] == '=')
-                                equals = i;
-                        if (word[i] == '"')
-                                in_quote = !in_quote;
-                }
-                p = word + i;
-                end = word + i;
-
-                if (equals > 0) {
-                        val = word + equals + 1;
-                        /* A quote opening the value goes, and one ending the word. */
-                        if (*val == '"') {
-                                val++;
-                                if (end > val && end[-1] == '"')
-                                        stripped = true;
-                        }
-                }
-                /* A quoted word loses its closing quote, unless the value's went already. */
-                if (stripped || (quoted && end > word && end[-1] == '"'))
-                        end--;
-
+        for (const char *p = cmdline; next_param(&p, &a);) {
                 /* parse_args() stops at "--": the rest is for init. */
-                if (!val && end - word == 2 && strncmp(word, "--", 2) == 0)
+                if (!a.value && a.name_len == 2 && strncmp(a.name, "--", 2) == 0)
                         break;
-
-                if (!key_equal(word, equals > 0 ? equals : (size_t) (end - word), key))
+                if (!key_equal(a.name, a.name_len, key))
                         continue;
 
                 free(found);
                 found = NULL;
                 r = 1;
-                if (val) {
-                        found = strndup(val, (size_t) (end > val ? end - val : 0));
+                if (a.value) {
+                        found = strndup(a.value, a.value_len);
                         if (!found)
                                 return -ENOMEM;
                 }
@@ -111,4 +130,15 @@ int proc_cmdline_get_key(const char *cmdline, const char *key, char **ret_value)
 
         *ret_value = TAKE_PTR(found);
         return r;
+}
+
+bool proc_cmdline_value_has_prefix(const char *cmdline, const char *key, const char *prefix) {
+        size_t l = strlen(prefix);
+        Param a;
+
+        for (const char *p = cmdline; next_param(&p, &a);)
+                if (key_equal(a.name, a.name_len, key) && a.value && a.value_len >= l &&
+                    strncmp(a.value, prefix, l) == 0)
+                        return true;
+        return false;
 }

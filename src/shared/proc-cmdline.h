@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdbool.h>
+
 /* The kernel command line: /proc/cmdline inside the root (see root.h; an
  * image's tree normally has none, which reads as an empty command line).
  * Returns 0 and a NUL-terminated string in *ret, or -errno. */
@@ -16,3 +18,7 @@ int proc_cmdline_read(char **ret);
  * follows is init's). Returns 1 and a malloc'd value in *ret_value (NULL for
  * a bare "key"), 0 when absent (*ret_value NULL), -ENOMEM. */
 int proc_cmdline_get_key(const char *cmdline, const char *key, char **ret_value);
+
+/* Pure: does any occurrence of @key in @cmdline, anywhere in it (also after
+ * "--", which some readers take too), have a value starting with @prefix? */
+bool proc_cmdline_value_has_prefix(const char *cmdline, const char *key, const char *prefix);

@@ -665,6 +665,27 @@ def credential_hex_decoded_at_real_density(e):
 
 
 @case
+def credential_from_kernel_cmdline_mixed(e):
+    # systemd imports systemd.set_credential= from the kernel command line
+    # into the same directory: readable by every user, so never credited.
+    data = os.urandom(32)
+    for param in (f"systemd.set_credential_binary=entropy-gate.seed:{__import__('base64').b64encode(data).decode()}",
+                  "systemd.set_credential=entropy-gate.seed:whatever",
+                  "quiet -- systemd.set_credential=entropy-gate.seed:x"):
+        write_credential(os.path.join(e.root, CRED), data)
+        e.set_cmdline("ro " + param)
+        e.run_seed("load")
+        check(data.hex() not in e.credited() and data.hex() in e.mixed(), f"credited with {param}", e.out)
+        check(re.search(r"Not crediting credential .*kernel command line", e.out), "message", e.out)
+        e.new_boot()
+    # Another credential's name there does not count.
+    e.set_cmdline("systemd.set_credential=other.seed:x")
+    write_credential(os.path.join(e.root, CRED), data)
+    e.run_seed("load")
+    check(data.hex() in e.credited(), "another credential on the command line stopped ours", e.out)
+
+
+@case
 def credential_text_mixed(e):
     text = b"correct horse battery staple, twice over: correct horse battery staple\n"
     write_credential(os.path.join(e.root, CRED), text)

@@ -64,6 +64,21 @@ static void test_kernel_quoting(void **state) {
         check("a=1\vb=2", "b", 1, "2");
 }
 
+static void test_value_has_prefix(void **state) {
+        assert_true(proc_cmdline_value_has_prefix("systemd.set_credential=entropy-gate.seed:x", "systemd.set_credential",
+                                                  "entropy-gate.seed:"));
+        assert_true(proc_cmdline_value_has_prefix("a systemd.set-credential=other:y systemd.set_credential=entropy-gate.seed:x b",
+                                                  "systemd.set_credential", "entropy-gate.seed:"));
+        /* Everywhere, also after "--". */
+        assert_true(proc_cmdline_value_has_prefix("ro -- systemd.set_credential=entropy-gate.seed:x", "systemd.set_credential",
+                                                  "entropy-gate.seed:"));
+        assert_false(proc_cmdline_value_has_prefix("systemd.set_credential=other.seed:x", "systemd.set_credential",
+                                                   "entropy-gate.seed:"));
+        assert_false(proc_cmdline_value_has_prefix("systemd.set_credential_binary=entropy-gate.seed:x",
+                                                   "systemd.set_credential", "entropy-gate.seed:"));
+        assert_false(proc_cmdline_value_has_prefix("systemd.set_credential", "systemd.set_credential", ""));
+}
+
 static void test_read_root(void **state) {
         char root[PATH_MAX], path[PATH_MAX + 64];
         char *s = NULL;
@@ -102,6 +117,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_get_key),
                 cmocka_unit_test(test_kernel_quoting),
+                cmocka_unit_test(test_value_has_prefix),
                 cmocka_unit_test(test_read_root),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
