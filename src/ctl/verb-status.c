@@ -270,7 +270,7 @@ static void json_tristate(JsonWriter *j, const char *key, int v) {
 static void print_json(const Status *s) {
         JsonWriter j;
 
-        json_init(&j, stdout);
+        json_init(&j, stdout, JSON_FORMAT_PRETTY);
         json_object_begin(&j, NULL);
         json_int(&j, "schema_version", 1);
 
