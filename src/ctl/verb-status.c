@@ -276,10 +276,13 @@ static void print_json(const Status *s) {
 
         json_object_begin(&j, "crng");
         json_tristate(&j, "initialized", s->crng < 0 ? -1 : s->crng);
-        if (s->journal.crng_init.found)
+        if (s->journal.crng_init.found) {
                 json_uint(&j, "init_monotonic_usec", s->journal.crng_init.usec);
-        else
+                json_string(&j, "init_source", event_source_to_string(s->journal.crng_init.source));
+        } else {
                 json_null(&j, "init_monotonic_usec");
+                json_null(&j, "init_source");
+        }
         json_object_end(&j);
 
         json_object_begin(&j, "kernel");
@@ -414,9 +417,10 @@ static void print_human(const Status *s) {
         if (s->crng == 1) {
                 printf(LABEL "initialized", "CRNG");
                 if (s->journal.crng_init.found)
-                        printf(" since %s after boot\n", FORMAT_DURATION(s->journal.crng_init.usec));
+                        printf(" since %s after boot%s\n", FORMAT_DURATION(s->journal.crng_init.usec),
+                               s->journal.crng_init.source == EVENT_SOURCE_KERNEL_LOG ? " (from the kernel log)" : "");
                 else
-                        printf(", since: unknown (no \"crng init done\" in this boot's journal)\n");
+                        printf(", since: unknown (no \"crng init done\" in this boot's journal or kernel log)\n");
         } else if (s->crng == 0)
                 printf(LABEL "NOT initialized: getrandom() would block\n", "CRNG");
         else

@@ -4,7 +4,8 @@
  *   - systemd over D-Bus: when each unit became active (exact, CLOCK_MONOTONIC),
  *     and which units are ordered after entropy-ready.target;
  *   - the journal: the kernel's "crng init done" (its own printk time) and
- *     the lines entropy-seed and entropy-gate logged;
+ *     the lines entropy-seed and entropy-gate logged; the kernel log
+ *     (/dev/kmsg) for the kernel's messages when the journal lacks them;
  *   - /run/entropy-gate: what entropy-seed and entropy-gate recorded
  *     (CLOCK_BOOTTIME, the same as CLOCK_MONOTONIC unless the machine slept).
  * Whatever a source lacks is listed at the end as not found. */
@@ -286,7 +287,7 @@ static int gather(Timeline *t, BootJournal *j) {
         if (j->crng_init.found)
                 r = add_event(t, j->crng_init.usec, "kernel: %s", j->crng_init.message);
         else
-                r = add_missing(t, "the kernel's \"random: crng init done\" (not in this boot's journal)");
+                r = add_missing(t, "the kernel's \"random: crng init done\" (not in this boot's journal or kernel log)");
         if (r < 0)
                 return r;
 
