@@ -3,6 +3,8 @@
 
 #include <stdbool.h>
 
+#include "json.h"
+
 /* entropyctl's exit codes, as documented in entropyctl(1). */
 enum {
         CTL_EXIT_OK = 0,
@@ -11,9 +13,12 @@ enum {
         CTL_EXIT_NOT_READY = 3,      /* status: the CRNG is not initialized */
 };
 
+/* The options, parsed once by main() and handed to every verb. */
 typedef struct CtlArgs {
-        bool json;
-        bool fix;
+        JsonFormat json;             /* --json=; JSON_FORMAT_OFF: text */
+        bool quiet;                  /* -q: nothing on standard output, the exit status answers */
+        bool no_pager;
+        bool fix;                    /* check-image */
 } CtlArgs;
 
 /* One per subcommand; @argv holds the subcommand's arguments (argv[0] is

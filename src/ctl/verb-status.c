@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* entropyctl status [--json]: the random pool, the kernel's trust options,
+/* entropyctl status: the random pool, the kernel's trust options,
  * hardware RNGs, the seed file and what our units did this boot. It only
  * reads: the seed file is parsed, never locked, rewritten or credited. */
 #include <fcntl.h>
@@ -22,6 +22,7 @@
 #include "root.h"
 #include "seed-file.h"
 #include "seed-store.h"
+#include "terminal.h"
 
 typedef enum Binding {
         BINDING_UNKNOWN,
@@ -267,10 +268,10 @@ static void json_tristate(JsonWriter *j, const char *key, int v) {
                 json_bool(j, key, v);
 }
 
-static void print_json(const Status *s) {
+static void print_json(const Status *s, JsonFormat format) {
         JsonWriter j;
 
-        json_init(&j, stdout, JSON_FORMAT_PRETTY);
+        json_init(&j, stdout, format);
         json_object_begin(&j, NULL);
         json_int(&j, "schema_version", 1);
 
@@ -381,11 +382,14 @@ static void print_seed_helper(const Status *s) {
                 return;
         }
         if (r->action == SEED_ACTION_CREDITED)
-                printf(LABEL "loaded, credited %" PRIu64 " bits", "Seed load", r->bits == RUNSTATE_UNKNOWN ? 0 : r->bits);
+                printf(LABEL "%sloaded, credited %" PRIu64 " bits%s", "Seed load", ansi_green(),
+                       r->bits == RUNSTATE_UNKNOWN ? 0 : r->bits, ansi_normal());
         else if (r->action == SEED_ACTION_NOT_CREDITED)
-                printf(LABEL "loaded, not credited: %s", "Seed load", r->reason[0] ? r->reason : "no reason given");
+                printf(LABEL "loaded, %snot credited%s: %s", "Seed load", ansi_yellow(), ansi_normal(),
+                       r->reason[0] ? TERMINAL_ESCAPE(r->reason) : "no reason given");
         else
-                printf(LABEL "%s%s%s", "Seed load", seed_action_to_string(r->action), r->reason[0] ? ": " : "", r->reason);
+                printf(LABEL "%s%s%s%s%s", "Seed load", ansi_red(), seed_action_to_string(r->action), ansi_normal(),
+                       r->reason[0] ? ": " : "", TERMINAL_ESCAPE(r->reason));
         if (r->boottime_usec != RUNSTATE_UNKNOWN)
                 printf(" (at %s)", FORMAT_DURATION(r->boottime_usec));
         printf("\n");
@@ -396,16 +400,19 @@ static void print_seed_helper(const Status *s) {
 
 static void print_gate(const Status *s) {
         const GateRecord *r = &s->gate_rec;
+        const char *color;
 
         if (!s->have_gate_rec || r->outcome < 0) {
                 printf(LABEL "did not run this boot (no %s/gate)\n", "Gate", runstate_dir());
                 return;
         }
+        color = r->outcome == RECORD_OUTCOME_READY ? ansi_green() :
+                r->outcome == RECORD_OUTCOME_TIMEOUT_PROCEED ? ansi_yellow() : ansi_red();
         if (r->outcome == RECORD_OUTCOME_READY && r->ready_at_start == 1)
-                printf(LABEL "released at once: initialized before it started", "Gate");
+                printf(LABEL "%sreleased at once%s: initialized before it started", "Gate", color, ansi_normal());
         else
-                printf(LABEL "%s after waiting %s", "Gate", record_outcome_to_string(r->outcome),
-                       FORMAT_DURATION(r->waited_usec == RUNSTATE_UNKNOWN ? 0 : r->waited_usec));
+                printf(LABEL "%s%s%s after waiting %s", "Gate", color, record_outcome_to_string(r->outcome),
+                       ansi_normal(), FORMAT_DURATION(r->waited_usec == RUNSTATE_UNKNOWN ? 0 : r->waited_usec));
         if (r->end_usec != RUNSTATE_UNKNOWN)
                 printf(" (at %s)", FORMAT_DURATION(r->end_usec));
         printf("\n");
@@ -415,16 +422,17 @@ static void print_human(const Status *s) {
         char age[32];
 
         if (s->crng == 1) {
-                printf(LABEL "initialized", "CRNG");
+                printf(LABEL "%sinitialized%s", "CRNG", ansi_green(), ansi_normal());
                 if (s->journal.crng_init.found)
                         printf(" since %s after boot%s\n", FORMAT_DURATION(s->journal.crng_init.usec),
                                s->journal.crng_init.source == EVENT_SOURCE_KERNEL_LOG ? " (from the kernel log)" : "");
                 else
                         printf(", since: unknown (no \"crng init done\" in this boot's journal or kernel log)\n");
         } else if (s->crng == 0)
-                printf(LABEL "NOT initialized: getrandom() would block\n", "CRNG");
+                printf(LABEL "%sNOT initialized%s: getrandom() would block\n", "CRNG", ansi_red(), ansi_normal());
         else
-                printf(LABEL "unknown: %s\n", "CRNG", s->crng == -ENOSYS ? "no getrandom() (Linux < 3.17)" : strerror(-s->crng));
+                printf(LABEL "%sunknown%s: %s\n", "CRNG", ansi_yellow(), ansi_normal(),
+                       s->crng == -ENOSYS ? "no getrandom() (Linux < 3.17)" : strerror(-s->crng));
 
         printf(LABEL "%s %s %s\n", "Kernel", s->uts.sysname, s->uts.release, s->uts.machine);
         printf(LABEL "random.trust_cpu=%s, random.trust_bootloader=%s\n", "Trust",
@@ -441,14 +449,17 @@ static void print_human(const Status *s) {
         if (!s->seed.present)
                 printf(LABEL "%s: none yet\n", "Seed file", s->seed.path);
         else if (s->seed.valid != 1)
-                printf(LABEL "%s: %s\n", "Seed file", s->seed.path, strna(s->seed.problem));
+                printf(LABEL "%s: %s%s%s\n", "Seed file", s->seed.path, ansi_yellow(),
+                       TERMINAL_ESCAPE(strna(s->seed.problem)), ansi_normal());
         else
-                printf(LABEL "%s: %" PRId64 " bits, %s, %s, %s old\n", "Seed file", s->seed.path,
+                printf(LABEL "%s: %" PRId64 " bits, %s, %s%s%s, %s old\n", "Seed file", s->seed.path,
                        s->seed.seed_bits,
                        s->seed.creditable ? "creditable" : "not creditable",
+                       s->seed.binding == BINDING_OTHER_MACHINE ? ansi_red() : "",
                        s->seed.binding == BINDING_THIS_MACHINE ? "bound to this machine" :
                        s->seed.binding == BINDING_OTHER_MACHINE ? "bound to ANOTHER machine" :
                        s->seed.binding == BINDING_UNBOUND ? "not bound to a machine" : "binding unknown",
+                       s->seed.binding == BINDING_OTHER_MACHINE ? ansi_normal() : "",
                        format_age(age, sizeof(age), (uint64_t) MAX(s->seed.age_usec, 0)));
 
         print_seed_helper(s);
@@ -465,9 +476,9 @@ int verb_status(int argc, char *argv[], const CtlArgs *a) {
                 log_error_errno(r, "Failed to gather the status: %m");
                 return CTL_EXIT_FAILURE;
         }
-        if (a->json)
-                print_json(&s);
-        else
+        if (a->json != JSON_FORMAT_OFF)
+                print_json(&s, a->json);
+        else if (!a->quiet)
                 print_human(&s);
         ret = s.crng == 1 ? CTL_EXIT_OK : s.crng == 0 ? CTL_EXIT_NOT_READY : CTL_EXIT_FAILURE;
         status_done(&s);
