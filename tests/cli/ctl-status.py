@@ -4,7 +4,7 @@
 (with the small validator of ctl_schema.py), on the host with the real pool
 and on constructed state with the fake pool: each seed-file verdict, the
 runstate results, the trust options, the time of "crng init done" from the
-kernel log, exit codes.
+kernel log, our units' states, the other entropy daemons, -q, exit codes.
 
 Usage: ctl-status.py ENTROPYCTL ENTROPYCTL_FAKE_POOL SCHEMA CONF_FILE
        ctl-status.py --validate STATUS_JSON_FILE SCHEMA
@@ -245,6 +245,58 @@ with tempfile.TemporaryDirectory() as tmp:
     if "since: unknown" not in run(ctl_fake, env=env).stdout:
         fail("no time, but the human output does not say unknown")
     os.unlink(kmsg)
+
+    # Our units: their states come from systemd; without it, unknown (null).
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d:
+        names = [u["unit"] for u in d["units"]]
+        if names != ["entropy-seed.service", "entropy-gate.service", "entropy-ready.target"]:
+            fail(f"units: {names}")
+        reachable = d["service_manager"]["reachable"]
+        for u in d["units"]:
+            if (u["load_state"] is None) == reachable:
+                fail(f"unit state {u} with service_manager {d['service_manager']}")
+        if not reachable and not d["service_manager"]["error"]:
+            fail(f"systemd not reachable, but no reason given: {d['service_manager']}")
+        print("service manager:", json.dumps(d["service_manager"]))
+    human = run(ctl_fake, env=env).stdout
+    if "Units: entropy-seed.service: " not in human or "entropy-ready.target: " not in human:
+        fail(f"human output lacks the units: {human}")
+    if d and not d["service_manager"]["reachable"] and "entropy-gate.service: unknown" not in human:
+        fail(f"without systemd the units' states are not unknown: {human}")
+
+    # Other entropy daemons, from the processes in the root's /proc.
+    if d and (d["other_daemons"] != [] if not d["service_manager"]["reachable"] else False):
+        fail(f"daemons in an empty /proc: {d['other_daemons']}")
+    procs = {"4242": ("haveged\n", None), "4243": ("jitterentropy-r\n", b"/usr/sbin/jitterentropy-rngd\0-v\0"),
+             "4244": ("jitterentropy-r\n", b"/opt/jitterentropy-rngx\0"), "17": ("urngd\n", None),
+             "1": ("init\n", None)}
+    for pid, (comm, cmdline) in procs.items():
+        os.makedirs(os.path.join(root, "proc", pid))
+        with open(os.path.join(root, "proc", pid, "comm"), "w") as f:
+            f.write(comm)
+        if cmdline:
+            with open(os.path.join(root, "proc", pid, "cmdline"), "wb") as f:
+                f.write(cmdline)
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d:
+        found = {x["name"]: x["pids"] for x in d["other_daemons"] if x["pids"]}
+        if found != {"haveged": [4242], "jitterentropy-rngd": [4243], "urngd": [17]}:
+            fail(f"daemon processes: {d['other_daemons']}")
+        if d["processes_scanned"] is not True:
+            fail("processes_scanned is not true")
+    human = run(ctl_fake, env=env).stdout
+    print(human)
+    for want in ("Other daemons: ", "haveged: pid 4242", "jitterentropy-rngd: pid 4243", "urngd: pid 17"):
+        if want not in human:
+            fail(f"human output lacks {want!r}")
+
+    # -q: nothing on standard output, the same exit status.
+    for pool, rc in (("0", 0), ("never", 3)):
+        p = subprocess.run([ctl_fake, "-q", "status"], capture_output=True, text=True,
+                           env=dict(os.environ, **dict(env, FAKE_POOL_READY_AFTER_MS=pool)))
+        if p.returncode != rc or p.stdout:
+            fail(f"status -q with the pool {pool}: exit {p.returncode}, output {p.stdout!r}")
 
     # Usage errors.
     p = subprocess.run([ctl_fake, "status", "extra"], capture_output=True, env=dict(os.environ, **env))
