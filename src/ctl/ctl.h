@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 
+#include "check-image.h"
 #include "json.h"
 
 /* entropyctl's exit codes, as documented in entropyctl(1). */
@@ -18,7 +19,10 @@ typedef struct CtlArgs {
         JsonFormat json;             /* --json=; JSON_FORMAT_OFF: text */
         bool quiet;                  /* -q: nothing on standard output, the exit status answers */
         bool no_pager;
-        bool fix;                    /* check-image */
+        /* check-image */
+        const char *root;            /* --root=, or the positional ROOT */
+        bool fix, force;
+        MachineIdReset machine_id;   /* --machine-id=; _MACHINE_ID_RESET_INVALID: not given */
 } CtlArgs;
 
 /* One per subcommand; @argv holds the subcommand's arguments (argv[0] is

@@ -15,7 +15,7 @@
 typedef struct Verb {
         const char *name;
         unsigned min_args, max_args;   /* not counting the verb itself */
-        bool json, fix;                /* takes --json=; takes --fix */
+        bool json, image;              /* takes --json=; takes check-image's options */
         int (*run)(int argc, char *argv[], const CtlArgs *a);
         const char *synopsis;
         const char *help;
@@ -28,7 +28,7 @@ static const Verb verbs[] = {
           "Show the random pool, hardware RNGs, the seed file, units and this boot's results" },
         { "timeline",    0, 0, true,  false, verb_timeline,    "timeline",
           "Show this boot's events, from kernel start to the units gated on entropy" },
-        { "check-image", 1, 1, false, true,  verb_check_image, "check-image ROOT [--fix]",
+        { "check-image", 0, 1, true,  true,  verb_check_image, "check-image [ROOT]",
           "List what every clone of an image root would share; --fix removes it" },
         { "help",        0, 0, false, false, verb_help,        "help",
           "Show this help" },
@@ -46,7 +46,11 @@ static void help(void) {
                "     --no-pager               Do not pipe output into a pager\n"
                "     --json=pretty|short|off  Print JSON (--json alone: pretty)\n"
                "  -q --quiet                   Print nothing but errors: the exit status answers\n"
-               "     --fix                    check-image: remove what clones would share\n"
+               "     --root=ROOT              check-image: the image's root directory\n"
+               "     --fix                    check-image: remove or reset what clones would share\n"
+               "     --force                  check-image: allow --fix on the running system's root\n"
+               "     --machine-id=uninitialized|empty\n"
+               "                              check-image --fix: what /etc/machine-id becomes\n"
                "\nSee the entropyctl(1) man page for details.\n", ansi_bold(), ansi_normal());
 }
 
@@ -56,13 +60,16 @@ static int verb_help(int argc, char *argv[], const CtlArgs *a) {
 }
 
 /* Returns > 0 to go on with a verb, 0 when done (help, version), < 0 with
- * the exit code negated. */
-static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given) {
+ * the exit code negated. *ret_image_option names a check-image option given. */
+static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, const char **ret_image_option) {
         enum {
                 ARG_VERSION = 0x100,
                 ARG_NO_PAGER,
                 ARG_JSON,
+                ARG_ROOT,
                 ARG_FIX,
+                ARG_FORCE,
+                ARG_MACHINE_ID,
         };
         static const struct option options[] = {
                 { "help",       no_argument,       NULL, 'h' },
@@ -70,7 +77,10 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given) 
                 { "no-pager",   no_argument,       NULL, ARG_NO_PAGER },
                 { "json",       optional_argument, NULL, ARG_JSON },
                 { "quiet",      no_argument,       NULL, 'q' },
+                { "root",       required_argument, NULL, ARG_ROOT },
                 { "fix",        no_argument,       NULL, ARG_FIX },
+                { "force",      no_argument,       NULL, ARG_FORCE },
+                { "machine-id", required_argument, NULL, ARG_MACHINE_ID },
                 {}
         };
         bool want_help = false;
@@ -112,9 +122,33 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given) 
                 case 'q':
                         a->quiet = true;
                         break;
+                case ARG_ROOT:
+                        if (!*optarg) {
+                                log_error("--root= needs a directory.");
+                                return -CTL_EXIT_USAGE;
+                        }
+                        a->root = optarg;
+                        *ret_image_option = "--root=";
+                        break;
                 case ARG_FIX:
                         a->fix = true;
+                        *ret_image_option = "--fix";
                         break;
+                case ARG_FORCE:
+                        a->force = true;
+                        *ret_image_option = "--force";
+                        break;
+                case ARG_MACHINE_ID: {
+                        MachineIdReset m = machine_id_reset_from_string(optarg);
+
+                        if (m < 0) {
+                                log_error("Unknown --machine-id= value '%s': expected uninitialized or empty.", optarg);
+                                return -CTL_EXIT_USAGE;
+                        }
+                        a->machine_id = m;
+                        *ret_image_option = "--machine-id=";
+                        break;
+                }
                 case ':':
                         log_error("Option '%s' needs a value; see --help.", argv[optind - 1]);
                         return -CTL_EXIT_USAGE;
@@ -136,8 +170,9 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given) 
 }
 
 int main(int argc, char *argv[]) {
-        CtlArgs a = {};
+        CtlArgs a = { .machine_id = _MACHINE_ID_RESET_INVALID };
         const Verb *verb = NULL;
+        const char *image_option = NULL;
         bool json_given = false;
         unsigned nargs;
         int r;
@@ -146,7 +181,7 @@ int main(int argc, char *argv[]) {
         /* Before any pager takes standard output: is it a terminal? */
         colors_init();
 
-        r = parse_argv(argc, argv, &a, &json_given);
+        r = parse_argv(argc, argv, &a, &json_given, &image_option);
         if (r <= 0)
                 return -r;
         if (a.quiet)
@@ -172,8 +207,8 @@ int main(int argc, char *argv[]) {
                 log_error("'%s' does not take --json.", verb->name);
                 return CTL_EXIT_USAGE;
         }
-        if (a.fix && !verb->fix) {
-                log_error("'%s' does not take --fix.", verb->name);
+        if (image_option && !verb->image) {
+                log_error("'%s' does not take %s (check-image does).", verb->name, image_option);
                 return CTL_EXIT_USAGE;
         }
 
