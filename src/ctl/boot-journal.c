@@ -5,7 +5,9 @@
 #include <systemd/sd-journal.h>
 
 #include "boot-journal.h"
+#include "kmsg.h"
 #include "macro.h"
+#include "root.h"
 
 /* systemd's SD_MESSAGE_UNIT_STARTED: a start job finished ("Started X",
  * "Finished X", "Reached target X"). */
@@ -34,14 +36,66 @@ static int field_get(sd_journal *j, const char *field, char **ret) {
         return *ret ? 1 : -ENOMEM;
 }
 
-static int event_set(JournalEvent *e, usec_t usec, const char *message) {
-        char *m = strdup(message);
+const char *event_source_to_string(EventSource s) {
+        static const char *const table[_EVENT_SOURCE_MAX] = {
+                [EVENT_SOURCE_JOURNAL] = "journal",
+                [EVENT_SOURCE_KERNEL_LOG] = "kernel-log",
+        };
+        return (unsigned) s < _EVENT_SOURCE_MAX ? table[s] : NULL;
+}
+
+static int event_set_from(JournalEvent *e, EventSource source, usec_t usec, const char *message, size_t len) {
+        char *m = strndup(message, len);
 
         if (!m)
                 return -ENOMEM;
         free(e->message);
-        *e = (JournalEvent) { .found = true, .usec = usec, .message = m };
+        *e = (JournalEvent) { .found = true, .usec = usec, .message = m, .source = source };
         return 0;
+}
+
+static int event_set(JournalEvent *e, usec_t usec, const char *message) {
+        return event_set_from(e, EVENT_SOURCE_JOURNAL, usec, message, strlen(message));
+}
+
+/* The kernel's messages, the same two the journal is asked for. */
+#define KERNEL_CRNG_INIT "random: crng init done"
+
+static bool is_init_run(const KmsgRecord *r) {
+        static const char suffix[] = " as init process";
+        size_t l = sizeof(suffix) - 1;
+
+        return kmsg_record_is_kernel(r, "Run ") && r->message_len > l &&
+                memcmp(r->message + r->message_len - l, suffix, l) == 0;
+}
+
+static int kmsg_record_handle(const KmsgRecord *r, void *userdata) {
+        BootJournal *b = userdata;
+        int k = 0;
+
+        if (!b->crng_init.found && kmsg_record_is_kernel(r, KERNEL_CRNG_INIT))
+                k = event_set_from(&b->crng_init, EVENT_SOURCE_KERNEL_LOG, r->usec, r->message, r->message_len);
+        else if (!b->init_run.found && is_init_run(r))
+                k = event_set_from(&b->init_run, EVENT_SOURCE_KERNEL_LOG, r->usec, r->message, r->message_len);
+        if (k < 0)
+                return k;
+        /* Both found: the rest of the log has nothing for us. */
+        return b->crng_init.found && b->init_run.found;
+}
+
+/* What the journal lacked, from the kernel log. Not there (no /dev/kmsg,
+ * dmesg_restrict for non-root): nothing more is known; only -ENOMEM fails. */
+static int kernel_log_read(BootJournal *b) {
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        if (b->crng_init.found && b->init_run.found)
+                return 0;
+        fd = root_open_follow("/dev/kmsg");
+        if (fd < 0)
+                return 0;
+        r = kmsg_read_all(fd, kmsg_record_handle, b);
+        return r == -ENOMEM ? r : 0;
 }
 
 static int add_group(sd_journal *j, const char *boot_match, const char *const *matches) {
@@ -91,7 +145,7 @@ static int entry_handle(sd_journal *j, BootJournal *b) {
         b->matched++;
 
         if (streq_ptr(transport, "kernel")) {
-                if (!b->crng_init.found && startswith(msg, "random: crng init done"))
+                if (!b->crng_init.found && startswith(msg, KERNEL_CRNG_INIT))
                         return event_set(&b->crng_init, usec, msg);
                 /* The first is the initrd's init or, without one, the system's. */
                 if (!b->init_run.found && startswith(msg, "Run ") && strstr(msg, " as init process"))
@@ -139,7 +193,10 @@ int boot_journal_read(BootJournal *ret) {
                 goto fail;
         snprintf(boot_match, sizeof(boot_match), "_BOOT_ID=" SD_ID128_FORMAT_STR, SD_ID128_FORMAT_VAL(boot));
 
-        r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+        if (root_get())
+                r = sd_journal_open_directory(&j, root_get(), SD_JOURNAL_OS_ROOT);
+        else
+                r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
         if (r < 0)
                 goto fail;
 
@@ -154,11 +211,12 @@ int boot_journal_read(BootJournal *ret) {
 
         SD_JOURNAL_FOREACH(j) {
                 r = entry_handle(j, &b);
-                if (r == -ENOMEM) {
-                        boot_journal_done(&b);
-                        return r;
-                }
+                if (r == -ENOMEM)
+                        goto nomem;
         }
+        r = kernel_log_read(&b);
+        if (r < 0)
+                goto nomem;
         *ret = b;
         return 0;
 
@@ -166,8 +224,16 @@ fail:
         if (r == -ENOMEM)
                 return r;
         boot_journal_done(&b);
-        *ret = (BootJournal) { .error = r };
+        b.error = r;
+        r = kernel_log_read(&b);
+        if (r < 0)
+                goto nomem;
+        *ret = b;
         return 0;
+
+nomem:
+        boot_journal_done(&b);
+        return -ENOMEM;
 }
 
 void boot_journal_done(BootJournal *b) {

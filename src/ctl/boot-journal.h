@@ -11,10 +11,19 @@
  * journald imported from the kernel buffer later) when there is one, else
  * when journald received the entry. */
 
+typedef enum EventSource {
+        EVENT_SOURCE_JOURNAL,
+        EVENT_SOURCE_KERNEL_LOG,     /* /dev/kmsg: the journal did not have it */
+        _EVENT_SOURCE_MAX,
+} EventSource;
+
+const char *event_source_to_string(EventSource s);
+
 typedef struct JournalEvent {
         bool found;
         usec_t usec;
         char *message;
+        EventSource source;
 } JournalEvent;
 
 #define JOURNAL_SEED_EVENTS_MAX 8
@@ -33,7 +42,10 @@ typedef struct BootJournal {
 } BootJournal;
 
 /* Read the local journal for the current boot (sd_journal, _BOOT_ID of
- * this boot). Returns 0 and fills *ret; j->error says why nothing could be
- * read. -ENOMEM only. */
+ * this boot); inside a root (root.h), the journal of that root. The
+ * kernel's messages the journal lacks (none at all when journald was not
+ * running, or forwarding was off) are looked for in the kernel log,
+ * /dev/kmsg inside the root. Returns 0 and fills *ret; j->error says why
+ * the journal could not be read. -ENOMEM only. */
 int boot_journal_read(BootJournal *ret);
 void boot_journal_done(BootJournal *j);

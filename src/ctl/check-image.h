@@ -1,49 +1,99 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 
-/* What in an image's root tree every clone booted from it would share. */
+/* What in an image's root tree every clone booted from it would share:
+ * seeds, secrets and identities that belong to one machine. Every path is
+ * walked below the root's fd one component at a time without following a
+ * symlink; a symlink met on the way is a finding, never a way out. */
 
 typedef enum ImageKind {
-        IMAGE_SEED,                  /* a seed file, ours or a legacy one */
-        IMAGE_MACHINE_ID,
+        IMAGE_SEED,                  /* our seed, where the image's configuration puts it */
+        IMAGE_CREDENTIAL_MEMORY,     /* our memory of credited credentials, next to it */
+        IMAGE_LEGACY_SEED,           /* a seed of another tool (seed-store.h) */
+        IMAGE_LOADER_SEED,           /* systemd-boot's seed on an ESP */
+        IMAGE_CREDENTIAL_SECRET,     /* systemd's credential encryption key */
+        IMAGE_MACHINE_ID,            /* /etc/machine-id */
+        IMAGE_DBUS_MACHINE_ID,       /* /var/lib/dbus/machine-id */
+        _IMAGE_KIND_MAX,
 } ImageKind;
 
 typedef enum ImageState {
         IMAGE_ABSENT,                /* nothing there: fine */
-        IMAGE_CLEAN,                 /* there, but shares nothing (machine-id "uninitialized" or empty) */
-        IMAGE_FOUND,                 /* a file every clone would share */
+        IMAGE_CLEAN,                 /* there, but shares nothing */
+        IMAGE_FOUND,                 /* something every clone would share */
         IMAGE_SYMLINK,               /* a symlink (at the path or on the way): never followed */
-        IMAGE_ODD,                   /* not a regular file, or unreadable */
+        IMAGE_UNUSUAL,               /* not a regular file, or unreadable */
+        _IMAGE_STATE_MAX,
 } ImageState;
+
+/* What --fix does about a finding. */
+typedef enum ImageAction {
+        IMAGE_ACTION_NONE,           /* nothing: left for a person to check */
+        IMAGE_ACTION_REMOVE,         /* unlink the file */
+        IMAGE_ACTION_RESET,          /* replace the machine ID with "uninitialized" or nothing */
+        IMAGE_ACTION_SYMLINK,        /* replace with a symlink to /etc/machine-id */
+        _IMAGE_ACTION_MAX,
+} ImageAction;
+
+/* What --fix writes to /etc/machine-id (--machine-id=). */
+typedef enum MachineIdReset {
+        MACHINE_ID_RESET_UNINITIALIZED,  /* systemd's first boot: a new ID, committed once /etc is writable */
+        MACHINE_ID_RESET_EMPTY,          /* an empty file: a new ID at every boot until one is written */
+        _MACHINE_ID_RESET_MAX,
+        _MACHINE_ID_RESET_INVALID = -EINVAL,
+} MachineIdReset;
+
+const char *image_kind_to_string(ImageKind k);
+const char *image_state_to_string(ImageState s);
+const char *image_action_to_string(ImageAction a);
+const char *machine_id_reset_to_string(MachineIdReset m);
+MachineIdReset machine_id_reset_from_string(const char *s);
 
 typedef struct ImageCheck {
         const char *path;            /* relative to the root, e.g. "var/lib/entropy-gate/seed" */
         ImageKind kind;
+        bool directory;              /* every file in the directory @path is a finding */
         const char *what;            /* "entropy-gate seed", "systemd random seed", ... */
         const char *why;             /* why sharing it matters */
 } ImageCheck;
 
 /* Everything to look at in an image whose configuration puts our seed in
- * @seed_dir (absolute, as the image sees it): our seed, every legacy seed
- * (seed-store.h) and the machine-id. A new array of *ret_n checks, whose
- * strings point into @seed_dir's copy it holds: free with
+ * @seed_dir (absolute, as the image sees it): our seed and credential
+ * memory, every legacy seed and SeedRNG's directories (seed-store.h),
+ * systemd-boot's seed on each ESP mount point, systemd's credential
+ * secret, and both machine IDs. A new array of *ret_n checks: free with
  * image_checks_free(). 0 or -ENOMEM. */
 int image_checks_build(const char *seed_dir, ImageCheck **ret, size_t *ret_n);
 void image_checks_free(ImageCheck *checks, size_t n);
 
 typedef struct ImageFinding {
+        const ImageCheck *check;
+        char *path;                  /* relative to the root: the check's, or a file in its directory */
         ImageState state;
-        char detail[512];            /* for IMAGE_SYMLINK: which component, and where it points */
+        ImageAction action;          /* what --fix does; NONE for symlinks and anything unusual */
+        char detail[2304];           /* "512 bytes", "holds a machine ID", which symlink and its target */
 } ImageFinding;
 
-/* Look at @c under the root directory @root_fd without following any
- * symlink: every component is opened with O_NOFOLLOW relative to the one
- * before. Returns 0 and fills *ret, or -ENOMEM. */
-int image_check_one(int root_fd, const ImageCheck *c, ImageFinding *ret);
+/* Look at every check below the directory @root_fd, without following any
+ * symlink. The findings (state FOUND, SYMLINK or UNUSUAL), in the order of
+ * the checks, go to a new array: free with image_findings_free(). A symlink
+ * or odd directory on the way to several paths is reported once. 0 or
+ * -ENOMEM. */
+int image_scan(int root_fd, const ImageCheck *checks, size_t n_checks, ImageFinding **ret, size_t *ret_n);
+void image_findings_free(ImageFinding *findings, size_t n);
 
-/* Make @c safe in the image: remove a seed file, write "uninitialized\n"
- * to the machine-id. Only for IMAGE_FOUND (regular files reached without
- * any symlink); the path is walked again the same way. 0 or -errno. */
-int image_fix_one(int root_fd, const ImageCheck *c);
+/* Carry out @f->action below @root_fd: the path is walked again the same
+ * way and the file must still be what was found (-ESTALE otherwise).
+ * Everything changed is fsync()ed, file and directory: the image is about
+ * to be shipped. 0 or -errno. */
+int image_fix_one(int root_fd, const ImageFinding *f, MachineIdReset reset);
+
+/* Pure: does the symlink text @target, in the directory @dir (absolute),
+ * name the absolute path @want? Lexically, "." and ".." and repeated
+ * slashes resolved, as the booted image would resolve it if no component
+ * on the way were a symlink. */
+bool symlink_names(const char *dir, const char *target, const char *want);

@@ -3,6 +3,9 @@
 
 #include <stdbool.h>
 
+#include "check-image.h"
+#include "json.h"
+
 /* entropyctl's exit codes, as documented in entropyctl(1). */
 enum {
         CTL_EXIT_OK = 0,
@@ -11,9 +14,15 @@ enum {
         CTL_EXIT_NOT_READY = 3,      /* status: the CRNG is not initialized */
 };
 
+/* The options, parsed once by main() and handed to every verb. */
 typedef struct CtlArgs {
-        bool json;
-        bool fix;
+        JsonFormat json;             /* --json=; JSON_FORMAT_OFF: text */
+        bool quiet;                  /* -q: nothing on standard output, the exit status answers */
+        bool no_pager;
+        /* check-image */
+        const char *root;            /* --root=, or the positional ROOT */
+        bool fix, force;
+        MachineIdReset machine_id;   /* --machine-id=; _MACHINE_ID_RESET_INVALID: not given */
 } CtlArgs;
 
 /* One per subcommand; @argv holds the subcommand's arguments (argv[0] is

@@ -1,78 +1,191 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* entropyctl: inspect the kernel's random pool and entropy-gate's work. */
+/* entropyctl: inspect the kernel's random pool and entropy-gate's work.
+ * The conventions are systemd's own tools': a pager on a terminal,
+ * --no-pager, --json=short|pretty|off, -q, colour only where it is wanted. */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "ctl.h"
 #include "log.h"
 #include "macro.h"
+#include "pager.h"
 #include "paths.h"
+#include "terminal.h"
 
 typedef struct Verb {
         const char *name;
         unsigned min_args, max_args;   /* not counting the verb itself */
-        bool json, fix;                /* options it accepts */
+        bool json, image;              /* takes --json=; takes check-image's options */
         int (*run)(int argc, char *argv[], const CtlArgs *a);
         const char *synopsis;
         const char *help;
 } Verb;
 
+static int verb_help(int argc, char *argv[], const CtlArgs *a);
+
 static const Verb verbs[] = {
-        { "status",      0, 0, true,  false, verb_status,      "status [--json]",
-          "Show the random pool, hardware RNGs, the seed file and this boot's results" },
-        { "timeline",    0, 0, false, false, verb_timeline,    "timeline",
+        { "status",      0, 0, true,  false, verb_status,      "status",
+          "Show the random pool, hardware RNGs, the seed file, units and this boot's results" },
+        { "timeline",    0, 0, true,  false, verb_timeline,    "timeline",
           "Show this boot's events, from kernel start to the units gated on entropy" },
-        { "check-image", 1, 1, false, true,  verb_check_image, "check-image ROOT [--fix]",
+        { "check-image", 0, 1, true,  true,  verb_check_image, "check-image [ROOT]",
           "List what every clone of an image root would share; --fix removes it" },
+        { "help",        0, 0, false, false, verb_help,        "help",
+          "Show this help" },
 };
 
 static void help(void) {
-        printf("Usage: entropyctl [OPTIONS] COMMAND ...\n\n"
+        printf("%sentropyctl%s [OPTIONS...] COMMAND ...\n\n"
                "Inspect the kernel's random pool and entropy-gate.\n\n"
-               "Commands:\n");
+               "%sCommands:%s\n", ansi_bold(), ansi_normal(), ansi_bold(), ansi_normal());
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                printf("  %-26s %s\n", verbs[i].synopsis, verbs[i].help);
-        printf("\nOptions:\n"
-               "  -h --help                  Show this help\n"
-               "     --version               Show the version\n"
-               "     --json                  status: print JSON (see entropyctl(1))\n"
-               "     --fix                   check-image: remove what clones would share\n"
-               "\nSee entropyctl(1).\n");
+                printf("  %-28s %s\n", verbs[i].synopsis, verbs[i].help);
+        printf("\n%sOptions:%s\n"
+               "  -h --help                    Show this help\n"
+               "     --version                Show the version\n"
+               "     --no-pager               Do not pipe output into a pager\n"
+               "     --json=pretty|short|off  Print JSON (--json alone: pretty)\n"
+               "  -q --quiet                   Print nothing but errors: the exit status answers\n"
+               "     --root=ROOT              check-image: the image's root directory\n"
+               "     --fix                    check-image: remove or reset what clones would share\n"
+               "     --force                  check-image: allow --fix on the running system's root\n"
+               "     --machine-id=uninitialized|empty\n"
+               "                              check-image --fix: what /etc/machine-id becomes\n"
+               "\nSee the entropyctl(1) man page for details.\n", ansi_bold(), ansi_normal());
+}
+
+static int verb_help(int argc, char *argv[], const CtlArgs *a) {
+        help();
+        return CTL_EXIT_OK;
+}
+
+/* Returns > 0 to go on with a verb, 0 when done (help, version), < 0 with
+ * the exit code negated. *ret_image_option names a check-image option given. */
+static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, const char **ret_image_option) {
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_NO_PAGER,
+                ARG_JSON,
+                ARG_ROOT,
+                ARG_FIX,
+                ARG_FORCE,
+                ARG_MACHINE_ID,
+        };
+        static const struct option options[] = {
+                { "help",       no_argument,       NULL, 'h' },
+                { "version",    no_argument,       NULL, ARG_VERSION },
+                { "no-pager",   no_argument,       NULL, ARG_NO_PAGER },
+                { "json",       optional_argument, NULL, ARG_JSON },
+                { "quiet",      no_argument,       NULL, 'q' },
+                { "root",       required_argument, NULL, ARG_ROOT },
+                { "fix",        no_argument,       NULL, ARG_FIX },
+                { "force",      no_argument,       NULL, ARG_FORCE },
+                { "machine-id", required_argument, NULL, ARG_MACHINE_ID },
+                {}
+        };
+        bool want_help = false;
+        int c;
+
+        /* getopt's own messages name argv[0], a path: ours name entropyctl. */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":hq", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        want_help = true;
+                        break;
+                case ARG_VERSION:
+                        printf("entropyctl (%s) %s\n", PROJECT_NAME, PROJECT_VERSION);
+                        return 0;
+                case ARG_NO_PAGER:
+                        a->no_pager = true;
+                        break;
+                case ARG_JSON:
+                        /* systemd's tools need a value; "--json" alone has
+                         * always meant indented JSON here, and still does. */
+                        if (!optarg)
+                                a->json = JSON_FORMAT_PRETTY;
+                        else if (streq(optarg, "help")) {
+                                for (int i = 0; i < _JSON_FORMAT_MAX; i++)
+                                        puts(json_format_to_string(i));
+                                return 0;
+                        } else {
+                                JsonFormat f = json_format_from_string(optarg);
+
+                                if (f < 0) {
+                                        log_error("Unknown --json= format '%s': expected short, pretty or off.", optarg);
+                                        return -CTL_EXIT_USAGE;
+                                }
+                                a->json = f;
+                        }
+                        *ret_json_given = true;
+                        break;
+                case 'q':
+                        a->quiet = true;
+                        break;
+                case ARG_ROOT:
+                        if (!*optarg) {
+                                log_error("--root= needs a directory.");
+                                return -CTL_EXIT_USAGE;
+                        }
+                        a->root = optarg;
+                        *ret_image_option = "--root=";
+                        break;
+                case ARG_FIX:
+                        a->fix = true;
+                        *ret_image_option = "--fix";
+                        break;
+                case ARG_FORCE:
+                        a->force = true;
+                        *ret_image_option = "--force";
+                        break;
+                case ARG_MACHINE_ID: {
+                        MachineIdReset m = machine_id_reset_from_string(optarg);
+
+                        if (m < 0) {
+                                log_error("Unknown --machine-id= value '%s': expected uninitialized or empty.", optarg);
+                                return -CTL_EXIT_USAGE;
+                        }
+                        a->machine_id = m;
+                        *ret_image_option = "--machine-id=";
+                        break;
+                }
+                case ':':
+                        log_error("Option '%s' needs a value; see --help.", argv[optind - 1]);
+                        return -CTL_EXIT_USAGE;
+                default:
+                        if (optopt > 0 && optopt < 0x100)
+                                log_error("Unknown option '-%c'; see --help.", optopt);
+                        else
+                                log_error("Unknown option '%s'; see --help.", argv[optind - 1]);
+                        return -CTL_EXIT_USAGE;
+                }
+
+        if (want_help) {
+                (void) pager_open(a->no_pager);
+                help();
+                pager_close();
+                return 0;
+        }
+        return 1;
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_JSON, ARG_FIX };
-        static const struct option options[] = {
-                { "help",    no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "json",    no_argument, NULL, ARG_JSON },
-                { "fix",     no_argument, NULL, ARG_FIX },
-                {}
-        };
-        CtlArgs a = {};
+        CtlArgs a = { .machine_id = _MACHINE_ID_RESET_INVALID };
         const Verb *verb = NULL;
+        const char *image_option = NULL;
+        bool json_given = false;
         unsigned nargs;
-        int c;
+        int r;
 
         log_open("entropyctl", LOG_TARGET_STDERR);
+        /* Before any pager takes standard output: is it a terminal? */
+        colors_init();
 
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
-                switch (c) {
-                case 'h':
-                        help();
-                        return CTL_EXIT_OK;
-                case ARG_VERSION:
-                        printf("entropyctl %s\n", PROJECT_VERSION);
-                        return CTL_EXIT_OK;
-                case ARG_JSON:
-                        a.json = true;
-                        break;
-                case ARG_FIX:
-                        a.fix = true;
-                        break;
-                default:
-                        return CTL_EXIT_USAGE;
-                }
+        r = parse_argv(argc, argv, &a, &json_given, &image_option);
+        if (r <= 0)
+                return -r;
+        if (a.quiet)
+                log_set_quiet(true);
 
         if (optind >= argc) {
                 log_error("Missing command; see --help.");
@@ -90,9 +203,19 @@ int main(int argc, char *argv[]) {
                 log_error("Usage: entropyctl %s", verb->synopsis);
                 return CTL_EXIT_USAGE;
         }
-        if ((a.json && !verb->json) || (a.fix && !verb->fix)) {
-                log_error("%s does not take %s.", verb->name, a.json ? "--json" : "--fix");
+        if (json_given && !verb->json) {
+                log_error("'%s' does not take --json.", verb->name);
                 return CTL_EXIT_USAGE;
         }
-        return verb->run(argc - optind, argv + optind, &a);
+        if (image_option && !verb->image) {
+                log_error("'%s' does not take %s (check-image does).", verb->name, image_option);
+                return CTL_EXIT_USAGE;
+        }
+
+        /* Quiet prints nothing a pager could show. */
+        if (!a.quiet)
+                (void) pager_open(a.no_pager);
+        r = verb->run(argc - optind, argv + optind, &a);
+        pager_close();
+        return r;
 }

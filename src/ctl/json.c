@@ -74,8 +74,33 @@ void json_escape(FILE *f, const char *s) {
         fputc('"', f);
 }
 
-void json_init(JsonWriter *j, FILE *f) {
-        *j = (JsonWriter) { .f = f, .first[0] = true };
+static const char *const json_format_table[_JSON_FORMAT_MAX] = {
+        [JSON_FORMAT_OFF] = "off",
+        [JSON_FORMAT_SHORT] = "short",
+        [JSON_FORMAT_PRETTY] = "pretty",
+};
+
+const char *json_format_to_string(JsonFormat f) {
+        return f >= 0 && f < _JSON_FORMAT_MAX ? json_format_table[f] : NULL;
+}
+
+JsonFormat json_format_from_string(const char *s) {
+        for (int i = 0; i < _JSON_FORMAT_MAX; i++)
+                if (s && streq(s, json_format_table[i]))
+                        return (JsonFormat) i;
+        return _JSON_FORMAT_INVALID;
+}
+
+void json_init(JsonWriter *j, FILE *f, JsonFormat format) {
+        *j = (JsonWriter) { .f = f, .pretty = format != JSON_FORMAT_SHORT, .first[0] = true };
+}
+
+static void newline_indent(JsonWriter *j) {
+        if (!j->pretty)
+                return;
+        fputc('\n', j->f);
+        for (unsigned i = 0; i < j->depth; i++)
+                fputs("  ", j->f);
 }
 
 /* Comma, newline and indentation before a member, then its key. */
@@ -83,14 +108,12 @@ static void member(JsonWriter *j, const char *key) {
         if (j->depth > 0) {
                 if (!j->first[j->depth])
                         fputc(',', j->f);
-                fputc('\n', j->f);
-                for (unsigned i = 0; i < j->depth; i++)
-                        fputs("  ", j->f);
+                newline_indent(j);
         }
         j->first[j->depth] = false;
         if (key) {
                 json_escape(j->f, key);
-                fputs(": ", j->f);
+                fputs(j->pretty ? ": " : ":", j->f);
         }
 }
 
@@ -108,11 +131,8 @@ static void close_level(JsonWriter *j, char c) {
 
         if (j->depth > 0)
                 j->depth--;
-        if (!empty) {
-                fputc('\n', j->f);
-                for (unsigned i = 0; i < j->depth; i++)
-                        fputs("  ", j->f);
-        }
+        if (!empty)
+                newline_indent(j);
         fputc(c, j->f);
         if (j->depth == 0)
                 fputc('\n', j->f);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,13 +13,27 @@
 
 #define JSON_DEPTH_MAX 16
 
+/* --json=, as systemd's tools take it. */
+typedef enum JsonFormat {
+        JSON_FORMAT_OFF,             /* text for people */
+        JSON_FORMAT_SHORT,           /* one line, no white space */
+        JSON_FORMAT_PRETTY,          /* indented, one member per line */
+        _JSON_FORMAT_MAX,
+        _JSON_FORMAT_INVALID = -EINVAL,
+} JsonFormat;
+
+const char *json_format_to_string(JsonFormat f);
+JsonFormat json_format_from_string(const char *s);
+
 typedef struct JsonWriter {
         FILE *f;
+        bool pretty;
         unsigned depth;
         bool first[JSON_DEPTH_MAX];  /* no member written yet at this level */
 } JsonWriter;
 
-void json_init(JsonWriter *j, FILE *f);
+/* Either format ends the document with a newline. */
+void json_init(JsonWriter *j, FILE *f, JsonFormat format);
 
 void json_object_begin(JsonWriter *j, const char *key);
 void json_object_end(JsonWriter *j);

@@ -1,81 +1,224 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* entropyctl check-image ROOT [--fix] */
+/* entropyctl check-image [--root=]ROOT [--fix [--force]] [--machine-id=uninitialized|empty] */
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "check-image.h"
 #include "config.h"
 #include "ctl.h"
+#include "json.h"
 #include "log.h"
 #include "macro.h"
 #include "root.h"
+#include "terminal.h"
+
+typedef struct FixResult {
+        bool fixed;
+        int error;                   /* < 0: why the fix failed */
+} FixResult;
+
+/* The running system's own root, however ROOT names it (/, //, a bind
+ * mount, a symlink to /): the same inode on the same device. */
+static int is_running_root(int root_fd) {
+        struct stat a, b;
+
+        if (fstat(root_fd, &a) < 0 || stat("/", &b) < 0)
+                return negative_errno();
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static bool endswith_slash(const char *s) {
+        size_t l = strlen(s);
+        return l > 0 && s[l - 1] == '/';
+}
+
+static const char *fix_error_string(int r) {
+        return r == -ESTALE ? "it changed since it was looked at" : strerror(-r);
+}
+
+static const char *fixed_text(const ImageFinding *f, MachineIdReset reset) {
+        switch (f->action) {
+        case IMAGE_ACTION_REMOVE:
+                return "removed";
+        case IMAGE_ACTION_RESET:
+                return reset == MACHINE_ID_RESET_EMPTY ? "emptied" : "set to \"uninitialized\"";
+        case IMAGE_ACTION_SYMLINK:
+                return "replaced by a symlink to /etc/machine-id";
+        default:
+                return "left in place";
+        }
+}
+
+static void print_human(const char *root, const ImageFinding *f, size_t n, const FixResult *fr, bool fix,
+                        MachineIdReset reset) {
+        unsigned left = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                const char *color = f[i].state == IMAGE_FOUND ? ansi_red() : ansi_yellow();
+
+                /* Names come from the image: shown, never obeyed by the terminal. */
+                printf("%s/%s%s: %s", color, TERMINAL_ESCAPE(f[i].path), ansi_normal(), f[i].check->what);
+                if (f[i].state == IMAGE_FOUND)
+                        printf(" (%s)\n    %s\n", TERMINAL_ESCAPE(f[i].detail), f[i].check->why);
+                else
+                        printf(": %s\n    %s\n", TERMINAL_ESCAPE(f[i].detail), f[i].state == IMAGE_SYMLINK ?
+                               "suspicious in an image: check it by hand" : "check it by hand");
+                if (fr[i].fixed)
+                        printf("    %sfixed:%s %s\n", ansi_green(), ansi_normal(), fixed_text(f + i, reset));
+                else {
+                        if (fix && fr[i].error < 0)
+                                printf("    %snot fixed:%s %s\n", ansi_red(), ansi_normal(), fix_error_string(fr[i].error));
+                        else if (fix)
+                                printf("    %sleft in place%s\n", ansi_yellow(), ansi_normal());
+                        left++;
+                }
+        }
+
+        if (n == 0)
+                printf("%s: %sclean%s: no seed, secret or machine ID that clones would share.\n",
+                       root, ansi_green(), ansi_normal());
+        else if (left == 0)
+                printf("%s: fixed %zu finding%s.\n", root, n, n == 1 ? "" : "s");
+        else
+                printf("%s: %u finding%s%s.\n", root, left, left == 1 ? "" : "s",
+                       fix ? " left" : "; --fix removes the seeds and secrets and resets the machine IDs");
+}
+
+static void print_json(const CtlArgs *a, const char *root, const Config *config, const ImageCheck *checks,
+                       size_t n_checks, const ImageFinding *f, size_t n, const FixResult *fr, MachineIdReset reset) {
+        unsigned left = 0;
+        JsonWriter j;
+
+        json_init(&j, stdout, a->json);
+        json_object_begin(&j, NULL);
+        json_int(&j, "schema_version", 1);
+        json_string(&j, "root", root);
+        json_string(&j, "seed_directory", config->seed_dir);
+        json_string(&j, "configuration_problem", config->broken);
+        json_bool(&j, "fix", a->fix);
+        json_string(&j, "machine_id_reset", a->fix ? machine_id_reset_to_string(reset) : NULL);
+
+        json_array_begin(&j, "checked");
+        for (size_t i = 0; i < n_checks; i++) {
+                char path[4096];
+
+                snprintf(path, sizeof(path), "/%s%s", checks[i].path, checks[i].directory ? "/" : "");
+                json_string(&j, NULL, path);
+        }
+        json_array_end(&j);
+
+        json_array_begin(&j, "findings");
+        for (size_t i = 0; i < n; i++) {
+                char path[4096];
+
+                snprintf(path, sizeof(path), "/%s", f[i].path);
+                json_object_begin(&j, NULL);
+                json_string(&j, "path", path);
+                json_string(&j, "kind", image_kind_to_string(f[i].check->kind));
+                json_string(&j, "what", f[i].check->what);
+                json_string(&j, "why", f[i].check->why);
+                json_string(&j, "state", image_state_to_string(f[i].state));
+                json_string(&j, "detail", f[i].detail);
+                json_string(&j, "action", image_action_to_string(f[i].action));
+                json_bool(&j, "fixed", fr[i].fixed);
+                json_string(&j, "error", fr[i].error < 0 ? fix_error_string(fr[i].error) : NULL);
+                json_object_end(&j);
+                if (!fr[i].fixed)
+                        left++;
+        }
+        json_array_end(&j);
+        json_int(&j, "left", left);
+        json_object_end(&j);
+}
 
 int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
         _cleanup_close_ int root_fd = -EBADF;
-        const char *root = argv[1];
-        unsigned found = 0, left = 0;
+        _cleanup_free_ FixResult *fr = NULL;
+        const char *root = argc > 1 ? argv[1] : a->root;
+        MachineIdReset reset = a->machine_id >= 0 ? a->machine_id : MACHINE_ID_RESET_UNINITIALIZED;
         ImageCheck *checks = NULL;
-        size_t n_checks = 0;
+        ImageFinding *findings = NULL;
+        size_t n_checks = 0, n = 0, left = 0;
         Config config;
         int r;
+
+        if (argc > 1 && a->root) {
+                log_error("Give the image root once: as --root= or as an argument.");
+                return CTL_EXIT_USAGE;
+        }
+        if (!root) {
+                log_error("Usage: entropyctl check-image [--root=]ROOT [--fix [--force]] [--machine-id=uninitialized|empty]");
+                return CTL_EXIT_USAGE;
+        }
+        if ((a->force || a->machine_id >= 0) && !a->fix) {
+                log_error("%s only makes sense with --fix.", a->force ? "--force" : "--machine-id=");
+                return CTL_EXIT_USAGE;
+        }
 
         /* The root itself may be a symlink (a build tool's choice); nothing below it is followed. */
         root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (root_fd < 0) {
-                log_error_errno(errno, "Failed to open image root %s: %m", root);
+                log_error_errno(errno, "Failed to open image root '%s': %m", root);
                 return CTL_EXIT_FAILURE;
         }
+        if (a->fix && !a->force) {
+                r = is_running_root(root_fd);
+                if (r < 0) {
+                        log_error_errno(r, "Failed to compare '%s' with the running system's root: %m", root);
+                        return CTL_EXIT_FAILURE;
+                }
+                if (r > 0) {
+                        log_error("Refusing --fix on '%s': it is this running system's own root, and --fix "
+                                  "would reset this machine's ID and delete its seeds. Add --force if that is "
+                                  "really meant (an image booted in a container, say).", root);
+                        return CTL_EXIT_FAILURE;
+                }
+        }
 
-        /* Our seed is where the image's own configuration puts it. */
+        /* Our seed is where the image's own configuration puts it, read
+         * inside the image (links followed, never out of it). */
         root_set(root);
         r = config_load(&config, log_config_warning, NULL);
+        root_set(NULL);
         if (r >= 0)
                 r = image_checks_build(config.seed_dir, &checks, &n_checks);
-        config_done(&config);
-        root_set(NULL);
+        if (r >= 0)
+                r = image_scan(root_fd, checks, n_checks, &findings, &n);
+        if (r >= 0 && n > 0) {
+                fr = calloc(n, sizeof(FixResult));
+                if (!fr)
+                        r = -ENOMEM;
+        }
         if (r < 0) {
-                log_error_errno(r, "Out of memory");
-                return CTL_EXIT_FAILURE;
+                log_error_errno(r, "Failed to check '%s': %m", root);
+                goto finish;
         }
 
-        for (size_t i = 0; i < n_checks; i++) {
-                const ImageCheck *c = checks + i;
-                ImageFinding f;
-
-                (void) image_check_one(root_fd, c, &f);
-                if (f.state == IMAGE_ABSENT || f.state == IMAGE_CLEAN)
-                        continue;
-
-                found++;
-                if (f.state == IMAGE_FOUND)
-                        printf("/%s: %s (%s)\n    %s\n", c->path, c->what, f.detail, c->why);
-                else if (f.state == IMAGE_SYMLINK)
-                        printf("/%s: %s: %s\n    suspicious in an image: check it by hand\n",
-                               c->path, c->what, f.detail);
-                else
-                        printf("/%s: %s: %s\n    check it by hand\n", c->path, c->what, f.detail);
-
-                if (!a->fix || f.state != IMAGE_FOUND) {
-                        if (a->fix)
-                                printf("    left in place\n");
+        for (size_t i = 0; i < n; i++) {
+                if (!a->fix || findings[i].action == IMAGE_ACTION_NONE) {
                         left++;
                         continue;
                 }
-                r = image_fix_one(root_fd, c);
+                r = image_fix_one(root_fd, findings + i, reset);
                 if (r < 0) {
-                        log_error_errno(r, "Failed to fix %s/%s: %m", root, c->path);
+                        log_error_errno(r, "Failed to fix %s%s%s: %s", root, endswith_slash(root) ? "" : "/",
+                                        findings[i].path, fix_error_string(r));
+                        fr[i].error = r;
                         left++;
                 } else
-                        printf("    fixed: %s\n", c->kind == IMAGE_MACHINE_ID ? "set to \"uninitialized\"" : "removed");
+                        fr[i].fixed = true;
         }
 
+        if (a->json != JSON_FORMAT_OFF)
+                print_json(a, root, &config, checks, n_checks, findings, n, fr, reset);
+        else if (!a->quiet)
+                print_human(root, findings, n, fr, a->fix, reset);
+        r = left == 0 ? CTL_EXIT_OK : CTL_EXIT_FAILURE;
+
+finish:
+        image_findings_free(findings, n);
         image_checks_free(checks, n_checks);
-        if (found == 0)
-                printf("%s: clean: no seed and no machine ID that clones would share.\n", root);
-        else if (left == 0)
-                printf("%s: fixed %u finding%s.\n", root, found, found == 1 ? "" : "s");
-        else
-                printf("%s: %u finding%s%s.\n", root, left, left == 1 ? "" : "s",
-                       a->fix ? " left" : "; --fix removes the seeds and resets the machine ID");
-        return left == 0 ? CTL_EXIT_OK : CTL_EXIT_FAILURE;
+        config_done(&config);
+        return r < 0 ? CTL_EXIT_FAILURE : r;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* entropyctl status [--json]: the random pool, the kernel's trust options,
- * hardware RNGs, the seed file and what our units did this boot. It only
- * reads: the seed file is parsed, never locked, rewritten or credited. */
+/* entropyctl status: the random pool, the kernel's trust options, hardware
+ * RNGs, the seed file, what our units did this boot and their states, and
+ * the other entropy daemons present. It only reads: the seed file is
+ * parsed, never locked, rewritten or credited. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,8 +11,10 @@
 #include <libudev.h>
 
 #include "boot-journal.h"
+#include "bus-util.h"
 #include "config.h"
 #include "ctl.h"
+#include "daemons.h"
 #include "json.h"
 #include "log.h"
 #include "macro.h"
@@ -22,6 +25,7 @@
 #include "root.h"
 #include "seed-file.h"
 #include "seed-store.h"
+#include "terminal.h"
 
 typedef enum Binding {
         BINDING_UNKNOWN,
@@ -56,6 +60,19 @@ typedef struct HwRng {
         char *available;             /* space-separated, as the kernel lists them */
 } HwRng;
 
+/* Our units, in the order they start. */
+static const char *const our_units[] = { "entropy-seed.service", "entropy-gate.service", "entropy-ready.target" };
+
+#define STATUS_DAEMONS_MAX 8
+
+typedef struct DaemonInfo {
+        const EntropyDaemon *daemon;
+        UnitState units[4];          /* as daemon->units; empty without systemd */
+        pid_t pids[DAEMON_PIDS_MAX];
+        size_t n_pids;               /* how many processes, even beyond DAEMON_PIDS_MAX */
+        bool present;
+} DaemonInfo;
+
 typedef struct Status {
         int crng;                    /* 1, 0, or -errno (-ENOSYS: no getrandom) */
         BootJournal journal;
@@ -67,9 +84,24 @@ typedef struct Status {
         SeedRecord seed_rec;
         GateRecord gate_rec;
         bool have_seed_rec, have_gate_rec;
+        int bus_error;               /* < 0: systemd could not be asked */
+        char *bus_error_message;
+        UnitState units[ELEMENTSOF(our_units)];
+        DaemonInfo daemons[STATUS_DAEMONS_MAX];
+        int proc_error;              /* < 0: /proc could not be read */
 } Status;
 
+static size_t n_daemons(void) {
+        return MIN(entropy_daemons_count, (size_t) STATUS_DAEMONS_MAX);
+}
+
 static void status_done(Status *s) {
+        for (size_t i = 0; i < ELEMENTSOF(s->units); i++)
+                unit_state_done(s->units + i);
+        for (size_t i = 0; i < n_daemons(); i++)
+                for (size_t k = 0; k < ELEMENTSOF(s->daemons[i].units); k++)
+                        unit_state_done(s->daemons[i].units + k);
+        free(s->bus_error_message);
         boot_journal_done(&s->journal);
         free(s->trust_cpu);
         free(s->trust_bootloader);
@@ -205,6 +237,54 @@ static int seed_read(SeedInfo *si, const char *configured_dir) {
         return 0;
 }
 
+static bool unit_present(const UnitState *u) {
+        return u->load_state && !streq(u->load_state, "not-found");
+}
+
+/* Our units and every other entropy daemon, over D-Bus; without systemd
+ * their states stay unknown. The processes come from /proc, with or
+ * without systemd. */
+static int services_gather(Status *s) {
+        _cleanup_close_ int proc_fd = -EBADF;
+        sd_bus *bus = NULL;
+        int r;
+
+        s->bus_error = bus_open_manager(&bus, &s->bus_error_message);
+        for (size_t i = 0; bus && i < ELEMENTSOF(our_units); i++) {
+                r = unit_state(bus, our_units[i], s->units + i);
+                if (r == -ENOMEM)
+                        goto out;
+        }
+
+        proc_fd = root_open_follow("/proc");
+        s->proc_error = proc_fd < 0 ? proc_fd : 0;
+        for (size_t i = 0; i < n_daemons(); i++) {
+                DaemonInfo *d = s->daemons + i;
+
+                d->daemon = entropy_daemons + i;
+                for (size_t k = 0; bus && k < ELEMENTSOF(d->units) && d->daemon->units[k]; k++) {
+                        r = unit_state(bus, d->daemon->units[k], d->units + k);
+                        if (r == -ENOMEM)
+                                goto out;
+                        if (unit_present(d->units + k))
+                                d->present = true;
+                }
+                if (proc_fd >= 0) {
+                        r = process_find(proc_fd, d->daemon->process, d->pids, ELEMENTSOF(d->pids), &d->n_pids);
+                        if (r == -ENOMEM)
+                                goto out;
+                        if (r < 0 && s->proc_error == 0)
+                                s->proc_error = r;
+                        if (d->n_pids > 0)
+                                d->present = true;
+                }
+        }
+        r = 0;
+out:
+        sd_bus_flush_close_unref(bus);
+        return r;
+}
+
 static int status_gather(Status *s) {
         _cleanup_free_ char *cmdline = NULL;
         Config c;
@@ -239,7 +319,7 @@ static int status_gather(Status *s) {
         s->have_seed_rec = seed_record_read(&s->seed_rec) > 0;
         s->have_gate_rec = gate_record_read(&s->gate_rec) > 0;
         hwrng_read(&s->hwrng);
-        return 0;
+        return services_gather(s);
 }
 
 /* ---- This boot's records ---- */
@@ -267,19 +347,31 @@ static void json_tristate(JsonWriter *j, const char *key, int v) {
                 json_bool(j, key, v);
 }
 
-static void print_json(const Status *s) {
+static void json_unit(JsonWriter *j, const char *name, const UnitState *u) {
+        json_object_begin(j, NULL);
+        json_string(j, "unit", name);
+        json_string(j, "load_state", u->load_state);
+        json_string(j, "active_state", u->active_state);
+        json_string(j, "sub_state", u->sub_state);
+        json_object_end(j);
+}
+
+static void print_json(const Status *s, JsonFormat format) {
         JsonWriter j;
 
-        json_init(&j, stdout);
+        json_init(&j, stdout, format);
         json_object_begin(&j, NULL);
         json_int(&j, "schema_version", 1);
 
         json_object_begin(&j, "crng");
         json_tristate(&j, "initialized", s->crng < 0 ? -1 : s->crng);
-        if (s->journal.crng_init.found)
+        if (s->journal.crng_init.found) {
                 json_uint(&j, "init_monotonic_usec", s->journal.crng_init.usec);
-        else
+                json_string(&j, "init_source", event_source_to_string(s->journal.crng_init.source));
+        } else {
                 json_null(&j, "init_monotonic_usec");
+                json_null(&j, "init_source");
+        }
         json_object_end(&j);
 
         json_object_begin(&j, "kernel");
@@ -350,6 +442,38 @@ static void print_json(const Status *s) {
                 json_null(&j, "gate");
         json_object_end(&j);
 
+        json_object_begin(&j, "service_manager");
+        json_bool(&j, "reachable", s->bus_error >= 0);
+        json_string(&j, "error", s->bus_error >= 0 ? NULL : s->bus_error_message ?: strerror(-s->bus_error));
+        json_object_end(&j);
+
+        json_array_begin(&j, "units");
+        for (size_t i = 0; i < ELEMENTSOF(our_units); i++)
+                json_unit(&j, our_units[i], s->units + i);
+        json_array_end(&j);
+
+        json_array_begin(&j, "other_daemons");
+        for (size_t i = 0; i < n_daemons(); i++) {
+                const DaemonInfo *d = s->daemons + i;
+
+                if (!d->present)
+                        continue;
+                json_object_begin(&j, NULL);
+                json_string(&j, "name", d->daemon->name);
+                json_array_begin(&j, "units");
+                for (size_t k = 0; k < ELEMENTSOF(d->units) && d->daemon->units[k]; k++)
+                        if (unit_present(d->units + k))
+                                json_unit(&j, d->daemon->units[k], d->units + k);
+                json_array_end(&j);
+                json_array_begin(&j, "pids");
+                for (size_t k = 0; k < MIN(d->n_pids, ELEMENTSOF(d->pids)); k++)
+                        json_int(&j, NULL, d->pids[k]);
+                json_array_end(&j);
+                json_object_end(&j);
+        }
+        json_array_end(&j);
+        json_bool(&j, "processes_scanned", s->proc_error >= 0);
+
         json_object_end(&j);
 }
 
@@ -368,7 +492,8 @@ static const char *format_age(char *buf, size_t size, uint64_t u) {
         return buf;
 }
 
-#define LABEL "%12s: "
+#define LABEL "%13s: "
+#define CONTINUED "               "  /* under the text after LABEL */
 
 static void print_seed_helper(const Status *s) {
         const SeedRecord *r = &s->seed_rec;
@@ -378,11 +503,14 @@ static void print_seed_helper(const Status *s) {
                 return;
         }
         if (r->action == SEED_ACTION_CREDITED)
-                printf(LABEL "loaded, credited %" PRIu64 " bits", "Seed load", r->bits == RUNSTATE_UNKNOWN ? 0 : r->bits);
+                printf(LABEL "%sloaded, credited %" PRIu64 " bits%s", "Seed load", ansi_green(),
+                       r->bits == RUNSTATE_UNKNOWN ? 0 : r->bits, ansi_normal());
         else if (r->action == SEED_ACTION_NOT_CREDITED)
-                printf(LABEL "loaded, not credited: %s", "Seed load", r->reason[0] ? r->reason : "no reason given");
+                printf(LABEL "loaded, %snot credited%s: %s", "Seed load", ansi_yellow(), ansi_normal(),
+                       r->reason[0] ? TERMINAL_ESCAPE(r->reason) : "no reason given");
         else
-                printf(LABEL "%s%s%s", "Seed load", seed_action_to_string(r->action), r->reason[0] ? ": " : "", r->reason);
+                printf(LABEL "%s%s%s%s%s", "Seed load", ansi_red(), seed_action_to_string(r->action), ansi_normal(),
+                       r->reason[0] ? ": " : "", TERMINAL_ESCAPE(r->reason));
         if (r->boottime_usec != RUNSTATE_UNKNOWN)
                 printf(" (at %s)", FORMAT_DURATION(r->boottime_usec));
         printf("\n");
@@ -393,34 +521,113 @@ static void print_seed_helper(const Status *s) {
 
 static void print_gate(const Status *s) {
         const GateRecord *r = &s->gate_rec;
+        const char *color;
 
         if (!s->have_gate_rec || r->outcome < 0) {
                 printf(LABEL "did not run this boot (no %s/gate)\n", "Gate", runstate_dir());
                 return;
         }
+        color = r->outcome == RECORD_OUTCOME_READY ? ansi_green() :
+                r->outcome == RECORD_OUTCOME_TIMEOUT_PROCEED ? ansi_yellow() : ansi_red();
         if (r->outcome == RECORD_OUTCOME_READY && r->ready_at_start == 1)
-                printf(LABEL "released at once: initialized before it started", "Gate");
+                printf(LABEL "%sreleased at once%s: initialized before it started", "Gate", color, ansi_normal());
         else
-                printf(LABEL "%s after waiting %s", "Gate", record_outcome_to_string(r->outcome),
-                       FORMAT_DURATION(r->waited_usec == RUNSTATE_UNKNOWN ? 0 : r->waited_usec));
+                printf(LABEL "%s%s%s after waiting %s", "Gate", color, record_outcome_to_string(r->outcome),
+                       ansi_normal(), FORMAT_DURATION(r->waited_usec == RUNSTATE_UNKNOWN ? 0 : r->waited_usec));
         if (r->end_usec != RUNSTATE_UNKNOWN)
                 printf(" (at %s)", FORMAT_DURATION(r->end_usec));
         printf("\n");
+}
+
+/* "active (exited)", as systemctl says it; coloured as systemctl colours it. */
+static void print_unit_state(const UnitState *u) {
+        const char *color;
+
+        if (!u->load_state) {
+                printf("unknown");
+                return;
+        }
+        if (streq(u->load_state, "not-found")) {
+                printf("not installed");
+                return;
+        }
+        if (!streq(u->load_state, "loaded")) {
+                printf("%s%s%s", ansi_yellow(), u->load_state, ansi_normal());
+                return;
+        }
+        color = streq_ptr(u->active_state, "active") ? ansi_green() :
+                streq_ptr(u->active_state, "failed") ? ansi_red() :
+                streq_ptr(u->active_state, "inactive") ? "" : ansi_yellow();
+        printf("%s%s%s (%s)", color, strna(u->active_state), *color ? ansi_normal() : "", strna(u->sub_state));
+}
+
+static void print_units(const Status *s) {
+        for (size_t i = 0; i < ELEMENTSOF(our_units); i++) {
+                if (i == 0)
+                        printf(LABEL "%s: ", "Units", our_units[i]);
+                else
+                        printf(CONTINUED "%s: ", our_units[i]);
+                print_unit_state(s->units + i);
+                if (i == 0 && s->bus_error < 0)
+                        printf(" (systemd is not reachable: %s)",
+                               s->bus_error_message ?: strerror(-s->bus_error));
+                printf("\n");
+        }
+}
+
+static void print_daemons(const Status *s) {
+        bool any = false;
+
+        for (size_t i = 0; i < n_daemons(); i++) {
+                const DaemonInfo *d = s->daemons + i;
+                const char *sep = "";
+
+                if (!d->present)
+                        continue;
+                if (any)
+                        printf(CONTINUED "%s: ", d->daemon->name);
+                else
+                        printf(LABEL "%s: ", "Other daemons", d->daemon->name);
+                any = true;
+                for (size_t k = 0; k < ELEMENTSOF(d->units) && d->daemon->units[k]; k++)
+                        if (unit_present(d->units + k)) {
+                                printf("%s%s ", sep, d->daemon->units[k]);
+                                print_unit_state(d->units + k);
+                                sep = ", ";
+                        }
+                for (size_t k = 0; k < MIN(d->n_pids, ELEMENTSOF(d->pids)); k++) {
+                        printf("%s%s%d", k == 0 ? sep : ",", k == 0 ? (d->n_pids > 1 ? "pids " : "pid ") : " ",
+                               (int) d->pids[k]);
+                        sep = ", ";
+                }
+                if (d->n_pids > ELEMENTSOF(d->pids))
+                        printf(", ...");
+                printf("\n");
+        }
+        if (any)
+                return;
+        if (s->proc_error < 0 && s->bus_error < 0)
+                printf(LABEL "unknown (no systemd, and %s cannot be read: %s)\n", "Other daemons", "/proc",
+                       strerror(-s->proc_error));
+        else
+                printf(LABEL "none found\n", "Other daemons");
 }
 
 static void print_human(const Status *s) {
         char age[32];
 
         if (s->crng == 1) {
-                printf(LABEL "initialized", "CRNG");
+                printf(LABEL "%sinitialized%s", "CRNG", ansi_green(), ansi_normal());
                 if (s->journal.crng_init.found)
-                        printf(" since %s after boot\n", FORMAT_DURATION(s->journal.crng_init.usec));
+                        printf(" since %s after boot%s\n", FORMAT_DURATION(s->journal.crng_init.usec),
+                               s->journal.crng_init.source == EVENT_SOURCE_KERNEL_LOG ? " (from the kernel log)" : "");
                 else
-                        printf(", since: unknown (no \"crng init done\" in this boot's journal)\n");
+                        printf(", since: unknown (no \"crng init done\" in this boot's journal or kernel log)\n");
         } else if (s->crng == 0)
-                printf(LABEL "NOT initialized: getrandom() would block\n", "CRNG");
+                printf(LABEL "%sNOT initialized%s: getrandom() would block\n", "CRNG", ansi_red(), ansi_normal());
         else
-                printf(LABEL "unknown: %s\n", "CRNG", s->crng == -ENOSYS ? "no getrandom() (Linux < 3.17)" : strerror(-s->crng));
+                printf(LABEL "%sunknown%s: %s\n", "CRNG", ansi_yellow(), ansi_normal(),
+                       s->crng == -ENOSYS ? "no getrandom() (Linux < 3.17)" : strerror(-s->crng));
 
         printf(LABEL "%s %s %s\n", "Kernel", s->uts.sysname, s->uts.release, s->uts.machine);
         printf(LABEL "random.trust_cpu=%s, random.trust_bootloader=%s\n", "Trust",
@@ -437,18 +644,23 @@ static void print_human(const Status *s) {
         if (!s->seed.present)
                 printf(LABEL "%s: none yet\n", "Seed file", s->seed.path);
         else if (s->seed.valid != 1)
-                printf(LABEL "%s: %s\n", "Seed file", s->seed.path, strna(s->seed.problem));
+                printf(LABEL "%s: %s%s%s\n", "Seed file", s->seed.path, ansi_yellow(),
+                       TERMINAL_ESCAPE(strna(s->seed.problem)), ansi_normal());
         else
-                printf(LABEL "%s: %" PRId64 " bits, %s, %s, %s old\n", "Seed file", s->seed.path,
+                printf(LABEL "%s: %" PRId64 " bits, %s, %s%s%s, %s old\n", "Seed file", s->seed.path,
                        s->seed.seed_bits,
                        s->seed.creditable ? "creditable" : "not creditable",
+                       s->seed.binding == BINDING_OTHER_MACHINE ? ansi_red() : "",
                        s->seed.binding == BINDING_THIS_MACHINE ? "bound to this machine" :
                        s->seed.binding == BINDING_OTHER_MACHINE ? "bound to ANOTHER machine" :
                        s->seed.binding == BINDING_UNBOUND ? "not bound to a machine" : "binding unknown",
+                       s->seed.binding == BINDING_OTHER_MACHINE ? ansi_normal() : "",
                        format_age(age, sizeof(age), (uint64_t) MAX(s->seed.age_usec, 0)));
 
         print_seed_helper(s);
         print_gate(s);
+        print_units(s);
+        print_daemons(s);
 }
 
 int verb_status(int argc, char *argv[], const CtlArgs *a) {
@@ -461,9 +673,9 @@ int verb_status(int argc, char *argv[], const CtlArgs *a) {
                 log_error_errno(r, "Failed to gather the status: %m");
                 return CTL_EXIT_FAILURE;
         }
-        if (a->json)
-                print_json(&s);
-        else
+        if (a->json != JSON_FORMAT_OFF)
+                print_json(&s, a->json);
+        else if (!a->quiet)
                 print_human(&s);
         ret = s.crng == 1 ? CTL_EXIT_OK : s.crng == 0 ? CTL_EXIT_NOT_READY : CTL_EXIT_FAILURE;
         status_done(&s);

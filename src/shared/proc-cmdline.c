@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io-util.h"
 #include "macro.h"
@@ -10,16 +11,32 @@
 
 #define CMDLINE_MAX (64 * 1024) /* the kernel's COMMAND_LINE_SIZE is at most a few KiB */
 
+/* Inside a root, /proc/cmdline is resolved as every other path there:
+ * symlinks are followed inside the root, never out of it, so an image whose
+ * /proc links to the host's cannot make us read the host's files. */
+static int read_in_root(char **ret_buf, size_t *ret_size) {
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        fd = root_open_follow("/proc/cmdline");
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        return read_fd_bounded(fd, CMDLINE_MAX, READ_NUL_TERMINATE, ret_buf, ret_size);
+}
+
 int proc_cmdline_read(char **ret) {
-        _cleanup_free_ char *path = NULL;
         char *buf;
         size_t n;
         int r;
 
-        r = root_path("/proc/cmdline", &path);
-        if (r < 0)
-                return r;
-        r = read_virtual_file(path, CMDLINE_MAX, &buf, &n);
+        if (root_get())
+                r = read_in_root(&buf, &n);
+        else
+                r = read_virtual_file("/proc/cmdline", CMDLINE_MAX, &buf, &n);
         if (r == -ENOENT && root_get()) {
                 /* An image's tree has no running kernel. */
                 buf = strdup("");

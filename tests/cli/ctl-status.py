@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """entropyctl status: --json validated against man/entropyctl-status.schema.json
-(with a small validator written here for the keywords the schema uses),
-on the host with the real pool and on constructed state with the fake pool:
-each seed-file verdict, the runstate results, the trust options, exit codes.
+(with the small validator of ctl_schema.py), on the host with the real pool
+and on constructed state with the fake pool: each seed-file verdict, the
+runstate results, the trust options, the time of "crng init done" from the
+kernel log, our units' states, the other entropy daemons, -q, exit codes.
 
 Usage: ctl-status.py ENTROPYCTL ENTROPYCTL_FAKE_POOL SCHEMA CONF_FILE
        ctl-status.py --validate STATUS_JSON_FILE SCHEMA
@@ -19,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ctl_schema import validate  # noqa: E402
+
 failures = 0
 
 
@@ -26,43 +30,6 @@ def fail(msg):
     global failures
     failures += 1
     print("FAIL:", msg)
-
-
-TYPES = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-}
-
-
-def validate(value, schema, where="$"):
-    """The JSON Schema keywords the status schema uses; returns a list of errors."""
-    errors = []
-    if "type" in schema:
-        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        if not any(TYPES[t](value) for t in types):
-            return [f"{where}: {value!r} is not of type {types}"]
-    if "enum" in schema and value not in schema["enum"]:
-        errors.append(f"{where}: {value!r} not in {schema['enum']}")
-    if "minimum" in schema and TYPES["integer"](value) and value < schema["minimum"]:
-        errors.append(f"{where}: {value} < {schema['minimum']}")
-    if isinstance(value, dict):
-        props = schema.get("properties", {})
-        for k in schema.get("required", []):
-            if k not in value:
-                errors.append(f"{where}: missing {k}")
-        for k, v in value.items():
-            if k in props:
-                errors += validate(v, props[k], f"{where}.{k}")
-            elif schema.get("additionalProperties") is False:
-                errors.append(f"{where}: unexpected {k}")
-    if isinstance(value, list) and "items" in schema:
-        for i, v in enumerate(value):
-            errors += validate(v, schema["items"], f"{where}[{i}]")
-    return errors
 
 
 if len(sys.argv) == 4 and sys.argv[1] == "--validate":
@@ -86,7 +53,8 @@ for bad in ({}, {"schema_version": 2}, []):
 def run(binary, *args, env=None):
     e = dict(os.environ)
     e.update(env or {})
-    return subprocess.run([binary, "status", *args], env=e, capture_output=True, text=True, timeout=60)
+    return subprocess.run([binary, "status", *args], env=e, capture_output=True, text=True, errors="replace",
+                          timeout=60)
 
 
 def status_json(binary, env=None, expect_rc=None):
@@ -254,6 +222,81 @@ with tempfile.TemporaryDirectory() as tmp:
         sh = d["this_boot"]["seed_helper"]
         if sh["reason"] != 'a "quoted" \\ reason \x01\x7f \ufffd\ufffd( caf\u00e9' or sh["bits"] is not None:
             fail(f"escaping: {sh}")
+
+    # When the CRNG was initialized: this root has no journal, so the kernel
+    # log (/dev/kmsg, here a file in the root) says, and only the kernel's
+    # own record counts, not one a program wrote (facility LOG_USER).
+    os.makedirs(os.path.join(root, "dev"))
+    kmsg = os.path.join(root, "dev/kmsg")
+    with open(kmsg, "w") as f:
+        f.write("6,1,0,-;Linux version 6.1.0\n SUBSYSTEM=cpu\n13,2,50000,-;random: crng init done\n"
+                "5,3,812345,-;random: crng init done\n6,4,900000,-;Run /sbin/init as init process\n")
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d and (d["crng"]["init_monotonic_usec"] != 812345 or d["crng"]["init_source"] != "kernel-log"):
+        fail(f"crng init from the kernel log: {d['crng']}")
+    human = run(ctl_fake, env=env).stdout
+    if "initialized since 0.812s after boot (from the kernel log)" not in human:
+        fail(f"human output lacks the kernel log's time: {human}")
+    with open(kmsg, "w") as f:
+        f.write("13,2,50000,-;random: crng init done\n")
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d and (d["crng"]["init_monotonic_usec"] is not None or d["crng"]["init_source"] is not None):
+        fail(f"a record written by a program was taken for the kernel's: {d['crng']}")
+    if "since: unknown" not in run(ctl_fake, env=env).stdout:
+        fail("no time, but the human output does not say unknown")
+    os.unlink(kmsg)
+
+    # Our units: their states come from systemd; without it, unknown (null).
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d:
+        names = [u["unit"] for u in d["units"]]
+        if names != ["entropy-seed.service", "entropy-gate.service", "entropy-ready.target"]:
+            fail(f"units: {names}")
+        reachable = d["service_manager"]["reachable"]
+        for u in d["units"]:
+            if (u["load_state"] is None) == reachable:
+                fail(f"unit state {u} with service_manager {d['service_manager']}")
+        if not reachable and not d["service_manager"]["error"]:
+            fail(f"systemd not reachable, but no reason given: {d['service_manager']}")
+        print("service manager:", json.dumps(d["service_manager"]))
+    human = run(ctl_fake, env=env).stdout
+    if "Units: entropy-seed.service: " not in human or "entropy-ready.target: " not in human:
+        fail(f"human output lacks the units: {human}")
+    if d and not d["service_manager"]["reachable"] and "entropy-gate.service: unknown" not in human:
+        fail(f"without systemd the units' states are not unknown: {human}")
+
+    # Other entropy daemons, from the processes in the root's /proc.
+    if d and (d["other_daemons"] != [] if not d["service_manager"]["reachable"] else False):
+        fail(f"daemons in an empty /proc: {d['other_daemons']}")
+    procs = {"4242": ("haveged\n", None), "4243": ("jitterentropy-r\n", b"/usr/sbin/jitterentropy-rngd\0-v\0"),
+             "4244": ("jitterentropy-r\n", b"/opt/jitterentropy-rngx\0"), "17": ("urngd\n", None),
+             "1": ("init\n", None)}
+    for pid, (comm, cmdline) in procs.items():
+        os.makedirs(os.path.join(root, "proc", pid))
+        with open(os.path.join(root, "proc", pid, "comm"), "w") as f:
+            f.write(comm)
+        if cmdline:
+            with open(os.path.join(root, "proc", pid, "cmdline"), "wb") as f:
+                f.write(cmdline)
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d:
+        found = {x["name"]: x["pids"] for x in d["other_daemons"] if x["pids"]}
+        if found != {"haveged": [4242], "jitterentropy-rngd": [4243], "urngd": [17]}:
+            fail(f"daemon processes: {d['other_daemons']}")
+        if d["processes_scanned"] is not True:
+            fail("processes_scanned is not true")
+    human = run(ctl_fake, env=env).stdout
+    print(human)
+    for want in ("Other daemons: ", "haveged: pid 4242", "jitterentropy-rngd: pid 4243", "urngd: pid 17"):
+        if want not in human:
+            fail(f"human output lacks {want!r}")
+
+    # -q: nothing on standard output, the same exit status.
+    for pool, rc in (("0", 0), ("never", 3)):
+        p = subprocess.run([ctl_fake, "-q", "status"], capture_output=True, text=True,
+                           env=dict(os.environ, **dict(env, FAKE_POOL_READY_AFTER_MS=pool)))
+        if p.returncode != rc or p.stdout:
+            fail(f"status -q with the pool {pool}: exit {p.returncode}, output {p.stdout!r}")
 
     # Usage errors.
     p = subprocess.run([ctl_fake, "status", "extra"], capture_output=True, env=dict(os.environ, **env))

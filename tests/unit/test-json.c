@@ -52,13 +52,14 @@ static void test_escape(void **state) {
         }
 }
 
-static void test_writer(void **state) {
-        char buf[4096];
+/* The same document in @format, as written. */
+static const char *write_document(JsonFormat format) {
+        static char buf[4096];
         FILE *f = fmemopen(buf, sizeof(buf), "w");
         JsonWriter j;
 
         assert_non_null(f);
-        json_init(&j, f);
+        json_init(&j, f, format);
         json_object_begin(&j, NULL);
         json_int(&j, "i", -5);
         json_uint(&j, "u", UINT64_MAX);
@@ -75,8 +76,11 @@ static void test_writer(void **state) {
         json_object_end(&j);
         json_object_end(&j);
         assert_int_equal(fclose(f), 0);
+        return buf;
+}
 
-        assert_string_equal(buf,
+static void test_writer(void **state) {
+        assert_string_equal(write_document(JSON_FORMAT_PRETTY),
                 "{\n"
                 "  \"i\": -5,\n"
                 "  \"u\": 18446744073709551615,\n"
@@ -93,10 +97,31 @@ static void test_writer(void **state) {
                 "}\n");
 }
 
+static void test_writer_short(void **state) {
+        /* One line, as systemd's --json=short: for scripts and for jq -c alike. */
+        assert_string_equal(write_document(JSON_FORMAT_SHORT),
+                "{\"i\":-5,\"u\":18446744073709551615,\"t\":true,\"n\":null,\"s\":null,"
+                "\"empty\":[],\"o\":{\"a\":[\"x\",false]}}\n");
+}
+
+static void test_format_names(void **state) {
+        assert_int_equal(json_format_from_string("off"), JSON_FORMAT_OFF);
+        assert_int_equal(json_format_from_string("short"), JSON_FORMAT_SHORT);
+        assert_int_equal(json_format_from_string("pretty"), JSON_FORMAT_PRETTY);
+        assert_int_equal(json_format_from_string("Pretty"), -EINVAL);
+        assert_int_equal(json_format_from_string(""), -EINVAL);
+        assert_int_equal(json_format_from_string(NULL), -EINVAL);
+        for (int i = 0; i < _JSON_FORMAT_MAX; i++)
+                assert_int_equal(json_format_from_string(json_format_to_string(i)), i);
+        assert_null(json_format_to_string(_JSON_FORMAT_MAX));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_escape),
                 cmocka_unit_test(test_writer),
+                cmocka_unit_test(test_writer_short),
+                cmocka_unit_test(test_format_names),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,7 +80,7 @@ static void test_value_has_prefix(void **state) {
 }
 
 static void test_read_root(void **state) {
-        char root[PATH_MAX], path[PATH_MAX + 64];
+        char root[PATH_MAX], path[PATH_MAX + 64], host[PATH_MAX + 16];
         char *s = NULL;
 
         /* An image's tree has no kernel: an empty command line. */
@@ -99,6 +99,20 @@ static void test_read_root(void **state) {
         assert_int_equal(mkdir(path, 0755), 0);
         assert_int_equal(proc_cmdline_read(&s), -EISDIR);
         assert_int_equal(rmdir(path), 0);
+
+        /* A link out of the root is taken inside it: an image whose /proc
+         * points at a directory of the host's reads nothing there. */
+        snprintf(host, sizeof(host), "%s.host", root);
+        assert_int_equal(mkdir(host, 0755), 0);
+        test_write_text(host, "cmdline", "entropy_gate.timeout=7\n");
+        snprintf(path, sizeof(path), "%s/proc", root);
+        assert_int_equal(rmdir(path), 0);
+        assert_int_equal(symlink(host, path), 0);
+        assert_int_equal(proc_cmdline_read(&s), 0);
+        assert_string_equal(s, "");
+        free(s);
+        assert_int_equal(unlink(path), 0);
+        test_rm_rf(host);
 
         /* The environment is no way in. */
         assert_int_equal(setenv("ENTROPY_GATE_PROC_CMDLINE", "entropy_gate.timeout=9", 1), 0);
