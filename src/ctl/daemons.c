@@ -66,7 +66,8 @@ static char *proc_read(int proc_fd, const char *pid, const char *file, size_t ma
         char path[64], *buf = NULL;
         size_t n;
 
-        snprintf(path, sizeof(path), "%s/%s", pid, file);
+        if ((size_t) snprintf(path, sizeof(path), "%.20s/%.32s", pid, file) >= sizeof(path))
+                return NULL;
         if (read_file_at(proc_fd, path, max, READ_NUL_TERMINATE, &buf, &n, NULL) < 0)
                 return NULL;
         return buf;

@@ -81,6 +81,17 @@ static ImageFinding *find(ImageFinding *f, size_t n, const char *path) {
         return NULL;
 }
 
+/* The finding for @path, which must be there. */
+static ImageFinding *must_find(ImageFinding *f, size_t n, const char *path) {
+        ImageFinding *x = find(f, n, path);
+
+        if (!x) {
+                fail_msg("no finding for %s", path);
+                abort();
+        }
+        return x;
+}
+
 static void path_of(char *buf, const char *dir, const char *rel) {
         snprintf(buf, PATH_MAX * 2, "%s/%s", dir, rel);
 }
@@ -135,27 +146,27 @@ static void test_scan_and_fix(void **state) {
                 print_message("%s: %s %s (%s)\n", f[i].path, image_state_to_string(f[i].state),
                               strna(image_action_to_string(f[i].action)), f[i].detail);
 
-        assert_non_null(x = find(f, n, "var/lib/entropy-gate/seed"));
+        x = must_find(f, n, "var/lib/entropy-gate/seed");
         assert_int_equal(x->action, IMAGE_ACTION_REMOVE);
-        assert_non_null(x = find(f, n, "var/lib/entropy-gate/credentials"));
+        x = must_find(f, n, "var/lib/entropy-gate/credentials");
         assert_int_equal(x->check->kind, IMAGE_CREDENTIAL_MEMORY);
-        assert_non_null(x = find(f, n, "etc/seedrng/seed.credit.tmp"));
+        x = must_find(f, n, "etc/seedrng/seed.credit.tmp");
         assert_int_equal(x->check->kind, IMAGE_LEGACY_SEED);
         assert_true(x->check->directory);
-        assert_non_null(x = find(f, n, "etc/seedrng/seed.credit"));
+        x = must_find(f, n, "etc/seedrng/seed.credit");
         assert_false(x->check->directory);       /* with its own reason, once */
-        assert_non_null(x = find(f, n, "etc/seedrng/subdir"));
+        x = must_find(f, n, "etc/seedrng/subdir");
         assert_int_equal(x->state, IMAGE_UNUSUAL);
         assert_int_equal(x->action, IMAGE_ACTION_NONE);
-        assert_non_null(x = find(f, n, "boot/efi/loader/random-seed"));
+        x = must_find(f, n, "boot/efi/loader/random-seed");
         assert_int_equal(x->check->kind, IMAGE_LOADER_SEED);
-        assert_non_null(x = find(f, n, "var/lib/systemd/credential.secret"));
-        assert_non_null(x = find(f, n, "etc/machine-id"));
+        x = must_find(f, n, "var/lib/systemd/credential.secret");
+        x = must_find(f, n, "etc/machine-id");
         assert_int_equal(x->action, IMAGE_ACTION_RESET);
-        assert_non_null(x = find(f, n, "var/lib/dbus/machine-id"));
+        x = must_find(f, n, "var/lib/dbus/machine-id");
         assert_int_equal(x->action, IMAGE_ACTION_SYMLINK);
         assert_non_null(strstr(x->detail, "/run/machine-id"));
-        assert_non_null(x = find(f, n, "var/lib/seedrng/seed.credit"));
+        x = must_find(f, n, "var/lib/seedrng/seed.credit");
         assert_int_equal(x->state, IMAGE_SYMLINK);
         assert_null(find(f, n, "var/lib/seedrng/seed.no-credit"));
         assert_null(find(f, n, "var/lib/seedrng"));
@@ -198,7 +209,7 @@ static void test_scan_and_fix(void **state) {
         /* Changed between the look and the fix: a symlink now, not touched. */
         test_write_text(root, "etc/urandom.seed", "seed");
         assert_int_equal(image_scan(root_fd, c, n_checks, &f, &n), 0);
-        assert_non_null(x = find(f, n, "etc/urandom.seed"));
+        x = must_find(f, n, "etc/urandom.seed");
         path_of(p, root, "etc/urandom.seed");
         assert_int_equal(unlink(p), 0);
         path_of(q, outside, "machine-id");

@@ -21,7 +21,7 @@ static inline void test_tmpdir(char *buf, const char *name) {
 }
 
 static inline void test_rm_rf(const char *dir) {
-        char cmd[PATH_MAX + 16];
+        char cmd[3 * PATH_MAX];
 
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
         assert_int_equal(system(cmd), 0);
