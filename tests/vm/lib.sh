@@ -26,13 +26,16 @@ vm_die() { printf '[vm] FAIL: %s\n' "$*" >&2; exit 1; }
 vm_skip() { printf '[vm] SKIP: %s\n' "$*" >&2; exit 77; }
 
 # Failures are collected, not fatal, so one run reports every broken claim.
+# Every check has a stable identifier (tier-unique, no live values) first, so
+# tests/vm/flake-rate.sh can count passes and failures per check across runs;
+# the description after it may show the values it was decided on.
 EG_VM_FAILURES=0
-vm_check() {   # vm_check "description" test-args...
-    local what=$1; shift
+vm_check() {   # vm_check ID "description" test-args...
+    local id=$1 what=$2; shift 2
     if "$@"; then
-        printf '[vm]   ok   %s\n' "$what" >&2
+        printf '[vm]   ok   %s  %s\n' "$id" "$what" >&2
     else
-        printf '[vm]   FAIL %s\n' "$what" >&2
+        printf '[vm]   FAIL %s  %s\n' "$id" "$what" >&2
         EG_VM_FAILURES=$((EG_VM_FAILURES + 1))
     fi
 }
@@ -76,6 +79,7 @@ vm_install_deps() {
             e2fs)        { command -v mkfs.ext4 >/dev/null && command -v debugfs >/dev/null; } || want+=(e2fsprogs) ;;
             cpio)        command -v cpio >/dev/null || want+=(cpio) ;;
             kmod)        command -v modprobe >/dev/null || want+=(kmod) ;;
+            procps)      command -v pgrep >/dev/null || want+=(procps) ;;
             musl)        command -v musl-gcc >/dev/null || want+=(musl-tools) ;;
             ctl)         pkg-config --exists libsystemd libudev 2>/dev/null || want+=(libsystemd-dev libudev-dev) ;;
             build)       for p in cmake gcc make pkg-config; do
@@ -205,24 +209,32 @@ vm_busybox_base() {
 
 # ---------------------------------------------------------------- qemu
 
-# vm_boot LOG TIMEOUT_S KERNEL INITRD APPEND [qemu args...]
-# One cold boot under TCG: no accelerator, no RNG device, no NIC, the serial
-# port to LOG. A hard wall-clock timeout bounds every boot. Returns qemu's
-# status (124 on timeout); prints the wall time.
-vm_boot() {
-    local log=$1 tmo=$2 kernel=$3 initrd=$4 append=$5
-    shift 5
+# vm_qemu_cmd LOG KERNEL INITRD APPEND [qemu args...]: sets the array
+# EG_VM_QEMU to one cold boot under TCG: no accelerator, no RNG device, no
+# NIC, the serial port to LOG.
+vm_qemu_cmd() {
+    local log=$1 kernel=$2 initrd=$3 append=$4
+    shift 4
     local quiet=quiet
     [ "$EG_VM_VERBOSE" = 1 ] && quiet=
+    EG_VM_QEMU=(qemu-system-x86_64 -accel tcg -cpu qemu64 -smp 1 -m "${EG_VM_MEM:-512}"
+        -nodefaults -no-user-config -display none -monitor none -no-reboot
+        -serial "file:$log"
+        -kernel "$kernel" -initrd "$initrd"
+        -append "$EG_VM_CMDLINE_BASE $quiet $append"
+        "$@")
+}
+
+# vm_boot LOG TIMEOUT_S KERNEL INITRD APPEND [qemu args...]
+# One cold boot, waited for. A hard wall-clock timeout bounds every boot.
+# Returns qemu's status (124 on timeout); prints the wall time.
+vm_boot() {
+    local log=$1 tmo=$2
+    shift 2
+    vm_qemu_cmd "$log" "$@"
     local start end rc=0
     start=$(date +%s.%N)
-    timeout --kill-after=10 "$tmo" \
-        qemu-system-x86_64 -accel tcg -cpu qemu64 -smp 1 -m "${EG_VM_MEM:-512}" \
-            -nodefaults -no-user-config -display none -monitor none -no-reboot \
-            -serial "file:$log" \
-            -kernel "$kernel" -initrd "$initrd" \
-            -append "$EG_VM_CMDLINE_BASE $quiet $append" \
-            "$@" </dev/null >"$log.qemu" 2>&1 || rc=$?
+    timeout --kill-after=10 "$tmo" "${EG_VM_QEMU[@]}" </dev/null >"$log.qemu" 2>&1 || rc=$?
     end=$(date +%s.%N)
     EG_VM_LAST_BOOT_S=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
@@ -232,6 +244,25 @@ vm_boot() {
     fi
     vm_log "boot finished in ${EG_VM_LAST_BOOT_S}s (qemu status $rc)"
     return "$rc"
+}
+
+# The programs the tiers run inside the guest (tests/vm/guest/*.c), built
+# static with the host compiler into DIR: eg-vm-probe (what a consumer of
+# the pool sees) and eg-vm-watch (the crash tier's seed store markers).
+vm_guest_tools() {
+    local dir=$1 t
+    mkdir -p "$dir"
+    for t in eg-vm-probe eg-vm-watch; do
+        gcc -std=gnu11 -static -Os -s -Wall -Wextra -Werror -o "$dir/$t" "$EG_VM_DIR/guest/$t.c" ||
+            vm_die "could not build $t (gcc -static needs libc6-dev)"
+    done
+}
+
+# A probe record from a kernel log text: vm_probe FILE NAME KEY prints the
+# value of KEY in the last "eg-vm-probe: NAME ..." record of FILE.
+vm_probe() {
+    tr -d '\r' <"$1" 2>/dev/null | grep -a "eg-vm-probe: $2 " | tail -n 1 |
+        tr ' ' '\n' | sed -n "s/^$3=//p"
 }
 
 # Lines the guest reports are "EGVM:<key>=<value>" on the serial port.

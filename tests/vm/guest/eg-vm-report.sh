@@ -20,7 +20,7 @@ for u in entropy-gate.service entropy-seed.service entropy-ready.target \
 done
 mkdir -p runstate
 cp -a /run/entropy-gate/. runstate/ 2>/dev/null
-cp /run/eg-vm-*.uptime . 2>/dev/null
+cp -a /run/eg-vm-probe probe 2>/dev/null
 if [ -e /var/lib/entropy-gate/seed ]; then
     sha256sum /var/lib/entropy-gate/seed | cut -d' ' -f1 >seed.sha256
     stat -c '%a %U %s' /var/lib/entropy-gate/seed >seed.stat

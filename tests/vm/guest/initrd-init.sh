@@ -3,12 +3,15 @@
 # /init of the systemd tier's tiny initramfs: Debian's kernel has virtio and
 # ext4 as modules, so load them, mount /dev/vda and hand over to systemd.
 # Nothing here touches the random pool: the CRNG is still cold when systemd
-# starts.
+# starts. The first program run asks the kernel, without blocking, whether
+# the pool is initialized, and puts the answer in the kernel log
+# ("eg-vm-probe: initrd READY=no ...").
 
 export PATH=/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+/eg-vm-probe initrd
 while read -r ko; do
     insmod "/lib/modules/$ko" 2>/dev/null   # crc32c-intel fails on qemu64: fine
 done </lib/modules/order

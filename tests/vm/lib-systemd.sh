@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The systemd image of the VM tiers (sourced after lib.sh, not run): a
+# debootstrapped Debian 12 tree with systemd as PID 1, the project installed
+# by "cmake --install", the guest programs, booted from a persistent ext4
+# disk through a tiny initramfs. Every tier that boots systemd (the systemd
+# tier, the crash tier) builds its image with these functions and adds its
+# own units before vm_sd_mkfs.
+#
+#   vm_sd_prepare WORK          build the project, the guest programs, and
+#                               fetch the kernel, initramfs and base tree
+#                               (sets kdir, initrd, base_rootfs, guest_tools)
+#   vm_sd_assemble ROOT         the base tree with the project and the probe
+#                               installed (sets have_ctl, have_gen)
+#   vm_sd_enable ROOT UNIT...   systemctl enable inside the tree
+#   vm_sd_mkfs ROOT IMG         the tree as an ext4 disk image, 1 GiB
+#   vm_sd_boot_report NAME DISK [KERNEL ARGS]
+#                               boot DISK, unpack its report into
+#                               $work/boot/NAME/ (sets rep)
+# and, on a report or a powered-off disk: jts, jline, prop, props, rs, pr,
+# disk_seed_sha, set_machine_id (below).
+
+EG_VM_SUITE=bookworm
+EG_VM_INCLUDE=systemd,systemd-sysv,udev,kmod,dbus
+# Where the guest programs live in the image.
+EG_VM_GUEST_LIBEXEC=/usr/local/libexec
+
+# The Debian mirror apt already uses (deb822 or one-line sources).
+vm_mirror() {
+    local m=
+    if [ -n "${EG_VM_MIRROR:-}" ]; then echo "$EG_VM_MIRROR"; return; fi
+    m=$(awk '/^deb / && $3 ~ /^bookworm$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
+    if [ -z "$m" ]; then
+        m=$(awk 'tolower($1) == "uris:" { u = $2 }
+                 tolower($1) == "suites:" && $0 ~ / bookworm( |$)/ && u != "" { print u; exit }' \
+            /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    fi
+    echo "${m:-http://deb.debian.org/debian}"
+}
+
+# Make the debootstrapped tree a quick, quiet test machine.
+vm_customize_rootfs() {
+    local r=$1 u
+    echo egvm >"$r/etc/hostname"
+    printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' >"$r/etc/fstab"
+    # Nothing may hold the console or run on a timer during a test boot.
+    for u in serial-getty@ttyS0.service getty@tty1.service console-getty.service \
+             apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer \
+             e2scrub_all.timer e2scrub_reap.service fstrim.timer \
+             systemd-tmpfiles-clean.timer systemd-timesyncd.service; do
+        ln -sf /dev/null "$r/etc/systemd/system/$u"
+    done
+    ln -sf /lib/systemd/system/multi-user.target "$r/etc/systemd/system/default.target"
+    # Each test run sets its own machine-id; no legacy seed in the base.
+    rm -f "$r/var/lib/systemd/random-seed"
+    : >"$r/etc/machine-id"
+    rm -rf "$r/var/cache/apt/archives/"*.deb "$r/var/lib/apt/lists/"*
+}
+
+# The debootstrapped base tree, cached and keyed on every input: suite,
+# package list, mirror and the customization above.
+vm_debian_rootfs() {
+    local mirror key dir
+    mirror=$(vm_mirror)
+    key=$({ echo "$EG_VM_SUITE $EG_VM_INCLUDE $mirror"; declare -f vm_customize_rootfs; } |
+          sha256sum | cut -c1-16)
+    dir=$EG_VM_CACHE/debian-$EG_VM_SUITE-$key
+    vm_cache_lock
+    if [ ! -e "$dir/.done" ]; then
+        vm_log "debootstrapping $EG_VM_SUITE from $mirror into $dir (about a minute)"
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        debootstrap --variant=minbase --include="$EG_VM_INCLUDE" "$EG_VM_SUITE" \
+            "$dir/rootfs" "$mirror" >"$dir/debootstrap.log" 2>&1 ||
+            { tail -n 30 "$dir/debootstrap.log" >&2; vm_die "debootstrap failed"; }
+        vm_customize_rootfs "$dir/rootfs"
+        touch "$dir/.done"
+    fi
+    vm_cache_unlock
+    echo "$dir/rootfs"
+}
+
+# The initramfs: busybox, the virtio and ext4 modules, the probe, and a
+# /init that asks the probe whether the pool is cold, mounts /dev/vda and
+# switches to systemd. Keyed on its inputs.
+vm_disk_initrd() {
+    local kdir=$1 tools=$2 base key out ov
+    base=$(vm_busybox_base)
+    key=$(cat "$base" "$kdir/version" "$kdir/modules.order" "$EG_VM_DIR/guest/initrd-init.sh" \
+              "$tools/eg-vm-probe" | sha256sum | cut -c1-16)
+    out=$EG_VM_CACHE/initrd-disk-$key.cpio
+    vm_cache_lock
+    if [ ! -e "$out" ]; then
+        ov=$(mktemp -d)
+        mkdir -p "$ov/lib/modules"
+        cp "$kdir/modules/"*.ko "$ov/lib/modules/"
+        cp "$kdir/modules.order" "$ov/lib/modules/order"
+        install -m 0755 "$EG_VM_DIR/guest/initrd-init.sh" "$ov/init"
+        install -m 0755 "$tools/eg-vm-probe" "$ov/eg-vm-probe"
+        vm_cpio "$ov" "$out.ov"
+        cat "$base" "$out.ov" >"$out.tmp"
+        rm -rf "$ov" "$out.ov"
+        mv "$out.tmp" "$out"
+    fi
+    vm_cache_unlock
+    echo "$out"
+}
+
+# vm_sd_prepare WORK: the project built for /usr in WORK/dist (never the
+# caller's build, which may carry sanitizers), the guest programs in
+# WORK/guest-tools, the kernel, the disk initramfs and the base tree.
+vm_sd_prepare() {
+    local w=$1
+    vm_log "building the project in $w/dist"
+    mkdir -p "$w"
+    cmake -S "$EG_SOURCE_DIR" -B "$w/dist" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_INSTALL_PREFIX=/usr -DENTROPY_GATE_TESTS=OFF >"$w/cmake.log" 2>&1 ||
+        { cat "$w/cmake.log" >&2; vm_die "cmake configure failed"; }
+    cmake --build "$w/dist" -j"$(nproc)" >>"$w/cmake.log" 2>&1 ||
+        { tail -n 40 "$w/cmake.log" >&2; vm_die "build failed"; }
+    guest_tools=$w/guest-tools
+    vm_guest_tools "$guest_tools"
+    kdir=$(vm_kernel_cache) && initrd=$(vm_disk_initrd "$kdir" "$guest_tools") &&
+        base_rootfs=$(vm_debian_rootfs) || vm_die "could not prepare the kernel, initramfs or image"
+    [ -d "$base_rootfs" ] || vm_die "no debootstrapped tree at '$base_rootfs'"
+    EG_VM_SD_WORK=$w
+}
+
+# vm_sd_assemble ROOT: a copy of the base tree with the project installed
+# and the probe in $EG_VM_GUEST_LIBEXEC. Sets have_ctl and have_gen.
+vm_sd_assemble() {
+    local root=$1 w=$EG_VM_SD_WORK b
+    rm -rf "$root"
+    cp -a "$base_rootfs" "$root"
+    DESTDIR=$root cmake --install "$w/dist" >>"$w/cmake.log" 2>&1 || vm_die "cmake --install failed"
+    for b in usr/sbin/entropy-gate usr/sbin/entropy-seed; do
+        [ -x "$root/$b" ] || vm_die "/$b was not installed"
+    done
+    have_ctl=0; [ -x "$root/usr/bin/entropyctl" ] && have_ctl=1
+    have_gen=0
+    if [ -x "$root/lib/systemd/system-generators/entropy-gate-generator" ] ||
+       [ -x "$root/usr/lib/systemd/system-generators/entropy-gate-generator" ]; then
+        have_gen=1
+    fi
+    install -d "$root$EG_VM_GUEST_LIBEXEC"
+    install -m 0755 "$guest_tools/eg-vm-probe" "$root$EG_VM_GUEST_LIBEXEC/"
+}
+
+vm_sd_enable() {   # vm_sd_enable ROOT UNIT...
+    local root=$1; shift
+    chroot "$root" systemctl enable "$@" >>"$EG_VM_SD_WORK/cmake.log" 2>&1 ||
+        { tail -n 20 "$EG_VM_SD_WORK/cmake.log" >&2; vm_die "systemctl enable failed in the image"; }
+}
+
+vm_sd_mkfs() {   # vm_sd_mkfs ROOT IMG
+    mkfs.ext4 -q -F -L egroot -d "$1" "$2" 1G >&2 || vm_die "mkfs.ext4 failed"
+}
+
+# The kernel command line of a disk boot.
+EG_VM_SD_APPEND="root=/dev/vda rw fsck.mode=skip systemd.show_status=0"
+
+# vm_sd_boot_report NAME DISK [KERNEL ARGS]: boot DISK, then unpack the
+# report the guest wrote to a second disk into $work/boot/NAME/ (sets rep).
+vm_sd_boot_report() {
+    local name=$1 disk=$2 extra=${3:-} ok=true
+    rep=$work/boot/$name
+    rm -rf "$rep" "$work/boot/$name-report.img"
+    mkdir -p "$rep"
+    truncate -s 16M "$work/boot/$name-report.img"
+    vm_log "boot '$name'"
+    vm_boot "$work/boot/$name.log" 240 "$kdir/vmlinuz" "$initrd" "$EG_VM_SD_APPEND $extra" \
+        -drive "file=$disk,format=raw,if=virtio" \
+        -drive "file=$work/boot/$name-report.img,format=raw,if=virtio" || ok=false
+    vm_check "$name.boot" "boot '$name' completed" $ok
+    eval "boot_s_$name=$EG_VM_LAST_BOOT_S"
+    tar -xf "$work/boot/$name-report.img" -C "$rep" 2>/dev/null || true
+    ok=true
+    [ -e "$rep/complete" ] || ok=false
+    vm_check "$name.report" "boot '$name' wrote its report" $ok
+    $ok || tail -n 40 "$work/boot/$name.log" >&2
+}
+
+# ---------------------------------------------------------------- reports
+
+# Journal (short-monotonic) time in seconds of the first line matching ERE.
+jts() {
+    grep -m1 -E "$2" "$1/journal.txt" 2>/dev/null | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'
+}
+jline() { grep -m1 -E "$2" "$1/journal.txt" 2>/dev/null | sed 's/^\[[^]]*\] [^ ]* //'; }
+# A property from "systemctl show" of a unit.
+prop() { sed -n "s/^$3=//p" "$1/show-$2.txt" 2>/dev/null | head -n1; }
+# A monotonic-µs property in seconds.
+props() { awk -v u="$(prop "$@")" 'BEGIN { if (u == "" || u == 0) exit 1; printf "%.6f", u / 1e6 }'; }
+# A key of a record in /run/entropy-gate/ (rs REPORT gate|seed KEY).
+rs() { sed -n "s/^$3=//p" "$1/runstate/$2" 2>/dev/null | head -n1; }
+# A key of a probe's record (pr REPORT NAME KEY): /run/eg-vm-probe/NAME as
+# the report copied it, or, for the probe in the initramfs whose /run is
+# gone, its kernel log record.
+pr() {
+    if [ -f "$1/probe/$2" ]; then
+        sed -n "s/^$3=//p" "$1/probe/$2" | head -n1
+    else
+        vm_probe "$1/dmesg.txt" "$2" "$3"
+    fi
+}
+disk_seed_sha() {   # the seed on a powered-off disk image, read with debugfs
+    local tmp
+    tmp=$(mktemp)
+    debugfs -R "dump /var/lib/entropy-gate/seed $tmp" "$1" >/dev/null 2>&1
+    [ -s "$tmp" ] && sha256sum "$tmp" | cut -d' ' -f1
+    rm -f "$tmp"
+}
+set_machine_id() {   # set_machine_id DISK CONTENT
+    local tmp
+    tmp=$(mktemp)
+    printf '%s\n' "$2" >"$tmp"
+    chmod 0444 "$tmp"
+    debugfs -w -R "rm /etc/machine-id" "$1" >/dev/null 2>&1
+    debugfs -w -R "write $tmp /etc/machine-id" "$1" >/dev/null 2>&1
+    rm -f "$tmp"
+    local got
+    got=$(debugfs -R "cat /etc/machine-id" "$1" 2>/dev/null)
+    [ "$got" = "$2" ] || vm_die "could not set /etc/machine-id in $1 (got '$got')"
+}
