@@ -105,7 +105,7 @@ done
 install -d "$root/etc/systemd/system/entropy-seed.service.d"
 install -m 0644 "$EG_VM_DIR/guest/crash/entropy-seed.service.d/eg-vm-crash.conf" \
     "$root/etc/systemd/system/entropy-seed.service.d/"
-vm_sd_enable "$root" entropy-seed.service entropy-gate.service eg-vm-seedwatch.service eg-vm-crash-up.service
+vm_sd_enable "$root" entropy-seed.service eg-vm-seedwatch.service eg-vm-crash-up.service
 machine_id=$(vm_new_machine_id)
 echo "$machine_id" >"$root/etc/machine-id"
 disk=$work/boot/disk.img

@@ -70,7 +70,9 @@ if [ "$have_gen" = 1 ]; then
     units="$units eg-vm-gated.service"
     printf '[Gate]\nUnits=eg-vm-gated.service\n' >"$root/etc/entropy-gate.conf"
 fi
-vm_sd_enable "$root" entropy-seed.service entropy-gate.service $units
+# entropy-gate.service has nothing to enable: entropy-ready.target, which the
+# consumers want, pulls it in.
+vm_sd_enable "$root" entropy-seed.service $units
 machine_id=$(vm_new_machine_id)
 echo "$machine_id" >"$root/etc/machine-id"
 vm_log "image: entropyctl=$have_ctl generator=$have_gen machine-id=$machine_id"
