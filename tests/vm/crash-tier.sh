@@ -262,6 +262,8 @@ seed_state() {
 declare -A credited=()      # seed hash -> boot that credited it
 declare -A deserves=()      # seed hash -> yes|no: written from an initialized pool or a deserving parent
 declare -A origin=()        # seed hash -> how it was written, for the report
+declare -A cold_write=()    # seed hash -> yes: written by load while the pool was cold
+cold_parent_credits=0
 cuts=0 load_all=() credits=0 normal_ok=0 normal_n=0
 v_fs=0 v_seed=0 v_double=0 v_cold=0 v_durable=0 v_agree=0 v_flag=0 v_due=0 v_tmp=0 missed=0
 tmp_pending=0 tmp_seen=0 tmp_removed=0 replays=0 ever_seed=0
@@ -365,6 +367,8 @@ for kind in "${plan[@]}"; do
         credited[${pre_sha:-none}]=$n
         if [ "${deserves[${pre_sha:-none}]:-no}" != yes ]; then
             violation v_cold "credited seed ${pre_sha:0:16} written ${origin[${pre_sha:-none}]:-from nowhere}"
+        elif [ "${cold_write[${pre_sha:-none}]:-no}" = yes ]; then
+            cold_parent_credits=$((cold_parent_credits + 1))
         fi
         if [ "${post_sha:-none}" = "${pre_sha:-none}" ]; then
             violation v_durable "credited seed ${pre_sha:0:16} is still on disk after the cut"
@@ -390,6 +394,7 @@ for kind in "${plan[@]}"; do
         else
             local_parent=no; [ -n "$pre_sha" ] && local_parent=${deserves[$pre_sha]:-no}
             origin[$post_sha]="by load in boot #$n, pool initialized: ${g_pool_load:-?}, parent deserved a credit: $local_parent"
+            [ "$g_pool_load" = yes ] || cold_write[$post_sha]=yes
             deserves[$post_sha]=$( { [ "$g_pool_load" = yes ] || [ "$local_parent" = yes ]; } && echo yes || echo no)
         fi
         # The creditable flag never claims more than the seed deserves.
@@ -435,6 +440,10 @@ printf '\npower-cut summary (random seed %s)\n' "$rng_seed"
 printf '  %s\n' "${summary[@]}"
 printf '  cuts: %d (journal replays: %d), boots: %d, credits: %d, leftover temporary files seen: %d (removed by the next run: %d)\n' \
     "$cuts" "$replays" "${#plan[@]}" "$credits" "$tmp_seen" "$tmp_removed"
+# DESIGN, load step 4: the replacement of a seed that passed the rules is
+# creditable although load writes it before the pool is initialized; a boot
+# cut after load (before save replaced it) credits it on the next boot.
+printf '  of the credits, seeds load wrote while the pool was cold, from a creditable parent: %d\n' "$cold_parent_credits"
 load_range=$(printf '%s\n' "${load_all[@]}" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%d-%d ms", lo, hi; else printf "?" }')
 # "Promptly": under 2 s, or 3 times the median load of this run, whichever
 # is more. Under TCG the guest's clock runs at the host's pace, so a loaded
