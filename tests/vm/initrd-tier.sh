@@ -19,6 +19,9 @@
 # Exit: 0 pass, 1 fail, 77 skipped (not root, or no qemu even after apt-get).
 
 source "$(dirname "$0")/lib.sh"
+# The mirror and the base of the image; this tier debootstraps its own tree
+# with initramfs-tools (EG_VM_INCLUDE and vm_customize_rootfs below).
+source "$(dirname "$0")/lib-systemd.sh"
 
 build_dir=$EG_SOURCE_DIR/build-vm
 work=
@@ -35,18 +38,6 @@ vm_setup qemu kernel debootstrap e2fs cpio kmod build
 tier_start=$(date +%s)
 
 # ---------------------------------------------------------------- image
-
-vm_mirror() {
-    local m=
-    if [ -n "${EG_VM_MIRROR:-}" ]; then echo "$EG_VM_MIRROR"; return; fi
-    m=$(awk '/^deb / && $3 ~ /^bookworm$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
-    if [ -z "$m" ]; then
-        m=$(awk 'tolower($1) == "uris:" { u = $2 }
-                 tolower($1) == "suites:" && $0 ~ / bookworm( |$)/ && u != "" { print u; exit }' \
-            /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-    fi
-    echo "${m:-http://deb.debian.org/debian}"
-}
 
 EG_VM_SUITE=bookworm
 # initramfs-tools and busybox (its shell and tools in the initrd), beside
@@ -197,18 +188,18 @@ order_facts() {
 boot cold
 d=$work/boot/cold
 order_facts "$d"
-vm_check "cold: user space started with the CRNG not initialized ('Run /init' line $l_init < 'crng init done' line $l_crng)" \
+vm_check cold.cold-start "cold: user space started with the CRNG not initialized ('Run /init' line $l_init < 'crng init done' line $l_crng)" \
     before "$l_init" "$l_crng"
-vm_check "cold: the boot script said it was waiting before the kernel initialized the pool (line $l_wait < $l_crng)" \
+vm_check cold.waiting-before-init "cold: the boot script said it was waiting before the kernel initialized the pool (line $l_wait < $l_crng)" \
     before "$l_wait" "$l_crng"
-vm_check "cold: the gate found the pool cold at its start (its record: READY_AT_START=$(echo "$rel_line" | sed -n 's/.*READY_AT_START=\([a-z]*\).*/\1/p'))" \
+vm_check cold.cold-at-start "cold: the gate found the pool cold at its start (its record: READY_AT_START=$(echo "$rel_line" | sed -n 's/.*READY_AT_START=\([a-z]*\).*/\1/p'))" \
     grep -q 'READY_AT_START=no' <<<"$rel_line"
 waited=$(echo "$rel_line" | sed -n 's/.*WAITED_USEC=\([0-9]*\).*/\1/p')
-vm_check "cold: the gate waited (WAITED_USEC=${waited:-?}) and was released (OUTCOME=ready)" \
+vm_check cold.waited "cold: the gate waited (WAITED_USEC=${waited:-?}) and was released (OUTCOME=ready)" \
     test "${waited:-0}" -gt 0 -a -n "$(grep -o 'OUTCOME=ready' <<<"$rel_line")"
-vm_check "cold: the boot script's release line (line $l_rel) comes after it waited (line $l_wait)" before "$l_wait" "$l_rel"
-vm_check "cold: ... and before switch-root (the real root's systemd, line $l_root)" before "$l_rel" "$l_root"
-vm_check "cold: the real root's gate found the pool ready (gate record READY_AT_START=$(rec "$d" gate READY_AT_START))" \
+vm_check cold.released-after-wait "cold: the boot script's release line (line $l_rel) comes after it waited (line $l_wait)" before "$l_wait" "$l_rel"
+vm_check cold.released-before-root "cold: ... and before switch-root (the real root's systemd, line $l_root)" before "$l_rel" "$l_root"
+vm_check cold.root-gate-ready "cold: the real root's gate found the pool ready (gate record READY_AT_START=$(rec "$d" gate READY_AT_START))" \
     test "$(rec "$d" gate READY_AT_START)" = yes
 cold_lines=$(sed -n "${l_init:-1},${l_root:-\$}p" "$d/dmesg.txt" 2>/dev/null |
              grep -E 'Run /init|entropy-gate|crng init done|systemd\[1\]: systemd [0-9][^ ]* running' | sed 's/^<[0-9]*>//')
@@ -220,16 +211,16 @@ d=$work/boot/credential
 order_facts "$d"
 l_imp=$(kline "$d" 'entropy-gate-initrd: imported credential entropy-gate.seed from qemu fw_cfg')
 l_cred=$(kline "$d" 'entropy-gate-initrd: entropy-seed credited 512 bits from credential')
-vm_check "credential: the initrd imported the fw_cfg credential (line $l_imp)" test -n "$l_imp"
-vm_check "credential: entropy-seed credited it in the initrd, 512 bits (line $l_cred)" test -n "$l_cred"
-vm_check "credential: the pool was initialized then ('crng init done' line $l_crng, before the gate's line $l_wait)" \
+vm_check credential.imported "credential: the initrd imported the fw_cfg credential (line $l_imp)" test -n "$l_imp"
+vm_check credential.credited "credential: entropy-seed credited it in the initrd, 512 bits (line $l_cred)" test -n "$l_cred"
+vm_check credential.ready-before-gate "credential: the pool was initialized then ('crng init done' line $l_crng, before the gate's line $l_wait)" \
     before "$l_crng" "$l_wait"
-vm_check "credential: the gate found the pool ready at once ($(grep -o 'READY_AT_START=[a-z]* WAITED_USEC=[0-9]*' <<<"$rel_line"))" \
+vm_check credential.gate-ready-at-once "credential: the gate found the pool ready at once ($(grep -o 'READY_AT_START=[a-z]* WAITED_USEC=[0-9]*' <<<"$rel_line"))" \
     grep -q 'READY_AT_START=yes WAITED_USEC=0)' <<<"$rel_line"
-vm_check "credential: all of it before switch-root (line $l_rel < $l_root)" before "$l_rel" "$l_root"
-vm_check "credential: the real root's entropy-seed did not credit it again ($(grep -m1 -o 'credential[^"]*earlier in this boot[^"]*' "$d/journal.txt"))" \
+vm_check credential.before-root "credential: all of it before switch-root (line $l_rel < $l_root)" before "$l_rel" "$l_root"
+vm_check credential.not-credited-again "credential: the real root's entropy-seed did not credit it again ($(grep -m1 -o 'credential[^"]*earlier in this boot[^"]*' "$d/journal.txt"))" \
     grep -q 'credited earlier in this boot (in the initrd)' "$d/journal.txt"
-vm_check "credential: ... and its record still says the credential was credited in this boot (CREDENTIAL=$(rec "$d" seed CREDENTIAL))" \
+vm_check credential.record-credited "credential: ... and its record still says the credential was credited in this boot (CREDENTIAL=$(rec "$d" seed CREDENTIAL))" \
     test "$(rec "$d" seed CREDENTIAL)" = credited
 cred_lines=$(sed -n "${l_init:-1},${l_root:-\$}p" "$d/dmesg.txt" 2>/dev/null |
              grep -E 'Run /init|entropy-gate|crng init done|systemd\[1\]: systemd [0-9][^ ]* running' | sed 's/^<[0-9]*>//')
