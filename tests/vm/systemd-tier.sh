@@ -158,11 +158,13 @@ check_ordering() {
 check_gate_claim() {
     local r=$1 n=$2
     if [ "$(rs "$r" gate READY_AT_START)" = no ]; then
-        vm_check "$n.gate-status-waited" "$n: the gate found the pool cold, waited (${f_wait:-?} us) and says so in STATUS" \
+        vm_check "$n.gate-status" "$n: the gate found the pool cold, waited (${f_wait:-?} us) and says so in STATUS" \
             grep -qiE 'Status: ".*wait' "$r/status-entropy-gate.service.txt"
         vm_check "$n.gate-claim" "$n: 'not initialized at start' agrees with the guest (probe at gate start: ${f_pre:-?} at ${f_pre_t:-?} s; gate ran at ${f_gate_main:-?} s; kernel woke the pool's waiters at ${f_pool:-?} s)" \
             awk -v p="$f_pre" -v s="$f_gate_start_us" -v w="$f_pool_us" 'BEGIN { exit !(p == "no" && s != "" && w != "" && s + 0 < w + 0) }'
     else
+        vm_check "$n.gate-status" "$n: the gate found the pool initialized at start and says so in STATUS" \
+            grep -qiE 'Status: ".*already' "$r/status-entropy-gate.service.txt"
         vm_log "$n: the pool was initialized before the gate process ran (${f_gate_main:-?} s;" \
             "systemd started the unit at ${f_pre_t:-?} s, pool ${f_pre:-?} then): $(jline "$r" 'systemd-random-seed\[[0-9]+\]: .*waiting' || true)"
         vm_check "$n.gate-claim" "$n: 'already initialized' agrees with the guest (probe at gate start: ${f_pre:-?}; kernel woke the pool's waiters at ${f_pool:-?} s <= gate ran at ${f_gate_main:-?} s + 0.25)" \
