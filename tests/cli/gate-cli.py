@@ -211,17 +211,18 @@ def case_not_ready_then_ready(gate):
     check(t[0] == "STATUS=Waiting for the kernel random pool to be initialized", "first message %r" % t[0], r.ctx())
     refresh = [m for m in r.messages if re.fullmatch(r"STATUS=Waiting .*\(([12])s elapsed\)", m[1])]
     check(len(refresh) >= 2, "no elapsed-time refresh at 1s and 2s", r.ctx())
+    # Times here are lower bounds only: a loaded machine delays, never hastens.
     for when, text, _ in refresh:
         n = int(re.search(r"\((\d)s", text).group(1))
-        check(n - 0.05 <= when <= n + 0.4, "%r sent at %.3fs" % (text, when), r.ctx())
+        check(n - 0.05 <= when, "%r sent at %.3fs, early" % (text, when), r.ctx())
     ready = [m for m in r.messages if m[1].startswith("READY=1")]
     check(len(ready) == 1, "READY=1 sent %d times" % len(ready), r.ctx())
     check(ready[0][0] >= 2.45, "READY=1 before the pool was ready (%.3fs)" % ready[0][0], r.ctx())
-    check(re.fullmatch(r"READY=1\nSTATUS=Kernel random pool initialized, waited 2\.[5-9][0-9][0-9]s", ready[0][1]),
-          "final message %r" % ready[0][1], r.ctx())
+    m = re.fullmatch(r"READY=1\nSTATUS=Kernel random pool initialized, waited (\d+\.\d{3})s", ready[0][1])
+    check(m and float(m.group(1)) >= 2.5, "final message %r" % ready[0][1], r.ctx())
     check(r.index("READY", "1") < r.index("BARRIER", "1"), "READY=1 not before BARRIER=1", r.ctx())
     expect_barrier_last(r)
-    check_result(r, "ready", "no", 2.5, 3.5)
+    check_result(r, "ready", "no", 2.5)
     check("initialized, waited 2." in r.stderr, "no log line saying how long it waited", r.ctx())
     r.cleanup()
 
@@ -231,7 +232,6 @@ def case_ready_at_start(gate, abstract=False):
     check(r.rc == 0, "exit status %s" % r.rc, r.ctx())
     check(r.texts() == ["READY=1\nSTATUS=Kernel random pool already initialized at start", "BARRIER=1"],
           "messages %r" % r.texts(), r.ctx())
-    check(r.messages[0][0] < 1.0, "READY=1 took %.3fs" % r.messages[0][0], r.ctx())
     expect_barrier_last(r)
     check_result(r, "ready", "yes", 0, 0)
     check(r.stderr == "", "it logged on the fast path: %r" % r.stderr)
@@ -255,10 +255,13 @@ def case_timeout_fail(gate):
     r = Run(gate, ["--timeout=300ms"], env={"FAKE_POOL_READY_AFTER_MS": "never"})
     check(r.rc == 3, "exit status %s, expected 3" % r.rc, r.ctx())
     check(r.index("READY") < 0, "READY=1 sent on a failed timeout", r.ctx())
-    check(any(re.fullmatch(r"STATUS=Timed out after 0\.[3-5][0-9][0-9]s waiting for the kernel random pool", t)
+    check(any(re.fullmatch(r"STATUS=Timed out after \d+\.\d{3}s waiting for the kernel random pool", t)
               for t in r.texts()), "no timeout STATUS=", r.ctx())
-    check(0.3 <= r.exit_at < 1.0, "gave up after %.3fs" % r.exit_at, r.ctx())
-    check_result(r, "timeout-fail", "no", 0.3, 0.6)
+    check(r.exit_at >= 0.3, "gave up after %.3fs, before the deadline" % r.exit_at, r.ctx())
+    # The deadline ended it, not the next tick: the gate checks the deadline
+    # before it would refresh STATUS=, so however late it ran, no refresh.
+    check(not any("elapsed)" in t for t in r.texts()), "waited for a tick past the deadline", r.ctx())
+    check_result(r, "timeout-fail", "no", 0.3)
     r.cleanup()
 
 
@@ -270,17 +273,20 @@ def case_timeout_proceed(gate):
           "READY=1 without a loud STATUS=: %r" % ready, r.ctx())
     check("randomness is NOT seeded" in r.stderr, "no log warning", r.ctx())
     expect_barrier_last(r)
-    check_result(r, "timeout-proceed", "no", 0.3, 0.6)
+    check(not any("elapsed)" in t for t in r.texts()), "waited for a tick past the deadline", r.ctx())
+    check_result(r, "timeout-proceed", "no", 0.3)
     r.cleanup()
 
 
 def case_sigterm(gate):
     r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "never"}, signal_after=1.5)
     check(r.rc == 4, "exit status %s, expected 4" % r.rc, r.ctx())
-    check(r.exit_at - r.signal_at < 0.3, "exited %.3fs after SIGTERM" % (r.exit_at - r.signal_at), r.ctx())
+    # Acted on at once: the signal (sent at 1.5s) is looked at before the
+    # next refresh would be sent, so there is none for 2s, however late.
+    check(not any("(2s elapsed)" in t for t in r.texts()), "went on waiting after SIGTERM", r.ctx())
     check(r.index("READY") < 0, "READY=1 after SIGTERM", r.ctx())
     check(any("Interrupted by SIGTERM" in t for t in r.texts()), "no STATUS= about the signal", r.ctx())
-    check_result(r, "interrupted", "no", 1.4, 2.0)
+    check_result(r, "interrupted", "no", 1.4)
     r.cleanup()
 
 
@@ -349,7 +355,14 @@ def case_warn_after(gate):
     check(len(warnings) == 1, "%d warnings, expected exactly one" % len(warnings), r.ctx())
     for word in ("virtio-rng", "random.trust_cpu", "entropy-seed.service", "5.4"):
         check(word in warnings[0], "the warning does not mention %s" % word, r.ctx())
-    check(re.search(r"after 0\.[3-5][0-9][0-9]s", warnings[0]), "warned at the wrong time", r.ctx())
+    m = re.search(r"after (\d+\.\d{3})s", warnings[0])
+    check(m and float(m.group(1)) >= 0.3, "warned before its time", r.ctx())
+    # At its own deadline, not at a tick: its STATUS= comes before the first
+    # refresh, however late the gate ran.
+    t = r.texts()
+    warned = [i for i, x in enumerate(t) if "no entropy source?" in x]
+    ticks = [i for i, x in enumerate(t) if "elapsed)" in x and "no entropy source?" not in x]
+    check(warned and (not ticks or warned[0] < ticks[0]), "warned at a tick, not at its deadline", r.ctx())
     r.cleanup()
     # The default is 10s: nothing within 1.5s.
     r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "1500"})

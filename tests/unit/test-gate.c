@@ -258,14 +258,16 @@ static void test_wait_ready_later(void **state) {
         assert_int_equal(res.outcome, GATE_OUTCOME_READY);
         assert_false(res.ready_at_start);
         assert_true(res.waited >= 1300 * USEC_PER_MSEC);
-        assert_true(res.waited < 2 * USEC_PER_SEC);
+        assert_true(res.waited < 3 * USEC_PER_SEC);
         assert_true(res.end - res.start == res.waited);
         assert_int_equal(ev.waiting, 1);
         /* One refresh at 1s, and the one warning right at its deadline. */
         assert_int_equal(ev.ticks, 1);
-        assert_true(ev.tick_at[0] >= USEC_PER_SEC && ev.tick_at[0] < 1100 * USEC_PER_MSEC);
+        /* Upper bounds below leave a loaded machine room and still tell the
+         * deadline apart from the tick after it. */
+        assert_true(ev.tick_at[0] >= USEC_PER_SEC && ev.tick_at[0] < 2 * USEC_PER_SEC);
         assert_int_equal(ev.warns, 1);
-        assert_true(ev.warn_at >= 500 * USEC_PER_MSEC && ev.warn_at < 600 * USEC_PER_MSEC);
+        assert_true(ev.warn_at >= 500 * USEC_PER_MSEC && ev.warn_at < USEC_PER_SEC);
         assert_signals_restored();
 }
 
@@ -277,7 +279,7 @@ static void test_wait_timeout_exact(void **state) {
         assert_int_equal(res.outcome, GATE_OUTCOME_TIMEOUT);
         /* Sub-second deadlines are met, not rounded up to the next tick. */
         assert_true(res.waited >= 200 * USEC_PER_MSEC);
-        assert_true(res.waited < 450 * USEC_PER_MSEC); /* a tick-driven loop would take 1s */
+        assert_true(res.waited < USEC_PER_SEC); /* a tick-driven loop would take 1s */
         assert_int_equal(ev.ticks, 0);
         assert_int_equal(ev.warns, 0);
         assert_signals_restored();
@@ -289,11 +291,11 @@ static void test_wait_ticks_and_one_warning(void **state) {
 
         assert_int_equal(gate_wait(3200 * USEC_PER_MSEC, 100 * USEC_PER_MSEC, record, &ev, &res), 0);
         assert_int_equal(res.outcome, GATE_OUTCOME_TIMEOUT);
-        assert_true(res.waited >= 3200 * USEC_PER_MSEC && res.waited < 3450 * USEC_PER_MSEC);
+        assert_true(res.waited >= 3200 * USEC_PER_MSEC && res.waited < 4 * USEC_PER_SEC);
         assert_int_equal(ev.ticks, 3);
         for (unsigned i = 0; i < 3; i++)
                 assert_true(ev.tick_at[i] >= (i + 1) * USEC_PER_SEC &&
-                            ev.tick_at[i] < (i + 1) * USEC_PER_SEC + 250 * USEC_PER_MSEC);
+                            ev.tick_at[i] < (i + 2) * USEC_PER_SEC);
         assert_int_equal(ev.warns, 1);
 }
 
@@ -336,22 +338,35 @@ static void test_wait_sigterm(void **state) {
 
 static void test_wait_sigterm_storm(void **state) {
         /* SIGTERM at many points of the loop, including between the flag
-         * check and the blocking call: never lost beyond a few ms. */
+         * check and the blocking call: never lost until the next tick (a
+         * second after the start). Measured from when the child had sent
+         * it, so that a loaded machine delaying the child proves nothing. */
         for (unsigned i = 0; i < 20; i++) {
                 GateResult res;
-                pid_t pid = fork();
+                usec_t sent;
+                int p[2];
+                pid_t pid;
 
+                assert_int_equal(pipe(p), 0);
+                pid = fork();
                 assert_true(pid >= 0);
                 if (pid == 0) {
+                        usec_t t;
+
                         (void) usleep(20 * 1000 + i * 1500);
                         (void) kill(getppid(), i % 2 ? SIGTERM : SIGINT);
+                        t = now_usec(CLOCK_BOOTTIME);
+                        (void) !write(p[1], &t, sizeof(t));
                         _exit(0);
                 }
+                safe_close(p[1]);
                 assert_int_equal(gate_wait(USEC_INFINITY, USEC_INFINITY, NULL, NULL, &res), 0);
                 (void) waitpid(pid, NULL, 0);
+                assert_int_equal(read(p[0], &sent, sizeof(sent)), (ssize_t) sizeof(sent));
+                safe_close(p[0]);
                 assert_int_equal(res.outcome, GATE_OUTCOME_INTERRUPTED);
                 assert_int_equal(res.signal, i % 2 ? SIGTERM : SIGINT);
-                assert_true(res.waited < 500 * USEC_PER_MSEC);
+                assert_true(res.end < sent + 900 * USEC_PER_MSEC);
         }
         assert_signals_restored();
 }
