@@ -155,17 +155,6 @@ static void set_symlink(ImageFinding *f, int dfd, const char *name, const char *
         snprintf(f->detail, sizeof(f->detail), "/%.1024s is a symlink to %.1024s: not followed", shown, target);
 }
 
-static const char *type_name(mode_t mode) {
-        switch (mode & S_IFMT) {
-        case S_IFDIR:  return "a directory";
-        case S_IFIFO:  return "a FIFO";
-        case S_IFSOCK: return "a socket";
-        case S_IFCHR:  return "a character device";
-        case S_IFBLK:  return "a block device";
-        default:       return "of an unknown type";
-        }
-}
-
 static int set_unusual(ImageFinding *f, int r, const char *shown) {
         f->state = IMAGE_UNUSUAL;
         snprintf(f->detail, sizeof(f->detail), "/%.1024s: %s", shown, r == -ENOTDIR ? "not a directory" : strerror(-r));
@@ -348,7 +337,7 @@ static void look(int root_fd, const ImageCheck *c, const char *path, ImageFindin
         }
         if (!S_ISREG(st.st_mode)) {
                 f->state = IMAGE_UNUSUAL;
-                snprintf(f->detail, sizeof(f->detail), "not a regular file (%s)", type_name(st.st_mode));
+                snprintf(f->detail, sizeof(f->detail), "not a regular file (%s)", inode_type_to_string(st.st_mode));
                 return;
         }
         if (c->kind == IMAGE_MACHINE_ID) {

@@ -67,6 +67,19 @@ int open_nofollow_at(int dfd, const char *path, FileStat *ret_stat) {
         return TAKE_FD(fd);
 }
 
+const char *inode_type_to_string(mode_t mode) {
+        switch (mode & S_IFMT) {
+        case S_IFREG:  return "a regular file";
+        case S_IFDIR:  return "a directory";
+        case S_IFIFO:  return "a FIFO";
+        case S_IFSOCK: return "a socket";
+        case S_IFCHR:  return "a character device";
+        case S_IFBLK:  return "a block device";
+        case S_IFLNK:  return "a symbolic link";
+        default:       return "of an unknown type";
+        }
+}
+
 void erase_free(void *p, size_t size) {
         if (!p)
                 return;

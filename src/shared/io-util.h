@@ -66,6 +66,10 @@ int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_
 int read_file_at(int dfd, const char *path, size_t max, ReadFlags flags,
                  char **ret_buf, size_t *ret_size, FileStat *ret_stat);
 
+/* "a directory", "a FIFO", ...: what a file that is not a regular one is,
+ * for messages. */
+const char *inode_type_to_string(mode_t mode);
+
 /* Wipe @size bytes of @p and free it (NULL is fine). */
 void erase_free(void *p, size_t size);
 

@@ -109,18 +109,6 @@ int seed_dir_open_locked(const char *path, usec_t timeout, FileStat *ret_stat) {
         return TAKE_FD(dfd);
 }
 
-static const char *inode_type_name(mode_t mode) {
-        switch (mode & S_IFMT) {
-        case S_IFDIR:  return "a directory";
-        case S_IFIFO:  return "a FIFO";
-        case S_IFSOCK: return "a socket";
-        case S_IFCHR:  return "a character device";
-        case S_IFBLK:  return "a block device";
-        case S_IFLNK:  return "a symbolic link";
-        default:       return "not a regular file";
-        }
-}
-
 void stored_seed_done(StoredSeed *s) {
         erase_free(s->raw, SEED_FILE_SIZE_MAX + 1);
         seed_file_erase(&s->file);
@@ -150,7 +138,7 @@ void stored_seed_read(int dfd, StoredSeed *s) {
                 return;
         }
         if (!S_ISREG(s->stat.mode)) {
-                snprintf(s->problem, sizeof(s->problem), "the seed is %s", inode_type_name(s->stat.mode));
+                snprintf(s->problem, sizeof(s->problem), "the seed is %s", inode_type_to_string(s->stat.mode));
                 return;
         }
 

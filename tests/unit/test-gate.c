@@ -299,34 +299,50 @@ static void test_wait_ticks_and_one_warning(void **state) {
         assert_int_equal(ev.warns, 1);
 }
 
-static void test_wait_sigterm(void **state) {
-        Events ev = {};
-        GateResult res;
-        usec_t sent;
+/* A child that sends @sig to us after @delay_usec. Returns its pid; once
+ * it exits, *ret_fd yields the CLOCK_BOOTTIME (the gate's clock) at which
+ * the signal was pending in the parent: measuring from there, a loaded
+ * machine delaying the child proves nothing either way. */
+static pid_t signal_later(usec_t delay_usec, int sig, int *ret_fd) {
         int p[2];
         pid_t pid;
 
-        /* The child says when (CLOCK_BOOTTIME, the gate's clock) it sent
-         * the signal, so that a loaded machine delaying the child proves
-         * nothing either way. */
         assert_int_equal(pipe(p), 0);
         pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
                 usec_t t;
 
-                (void) usleep(300 * 1000);
-                /* After kill() returns the signal is pending in the parent. */
-                (void) kill(getppid(), SIGTERM);
+                (void) usleep((useconds_t) delay_usec);
+                (void) kill(getppid(), sig);
                 t = now_usec(CLOCK_BOOTTIME);
                 (void) !write(p[1], &t, sizeof(t));
                 _exit(0);
         }
         safe_close(p[1]);
-        assert_int_equal(gate_wait(USEC_INFINITY, USEC_INFINITY, record, &ev, &res), 0);
+        *ret_fd = p[0];
+        return pid;
+}
+
+static usec_t signal_sent_at(pid_t pid, int fd) {
+        usec_t sent;
+
         (void) waitpid(pid, NULL, 0);
-        assert_int_equal(read(p[0], &sent, sizeof(sent)), (ssize_t) sizeof(sent));
-        safe_close(p[0]);
+        assert_int_equal(read(fd, &sent, sizeof(sent)), (ssize_t) sizeof(sent));
+        safe_close(fd);
+        return sent;
+}
+
+static void test_wait_sigterm(void **state) {
+        Events ev = {};
+        GateResult res;
+        usec_t sent;
+        int fd;
+        pid_t pid;
+
+        pid = signal_later(300 * USEC_PER_MSEC, SIGTERM, &fd);
+        assert_int_equal(gate_wait(USEC_INFINITY, USEC_INFINITY, record, &ev, &res), 0);
+        sent = signal_sent_at(pid, fd);
         assert_int_equal(res.outcome, GATE_OUTCOME_INTERRUPTED);
         assert_int_equal(res.signal, SIGTERM);
         /* Acted on at once, not at the next tick: no tick came once the
@@ -339,34 +355,17 @@ static void test_wait_sigterm(void **state) {
 static void test_wait_sigterm_storm(void **state) {
         /* SIGTERM at many points of the loop, including between the flag
          * check and the blocking call: never lost until the next tick (a
-         * second after the start). Measured from when the child had sent
-         * it, so that a loaded machine delaying the child proves nothing. */
+         * second after the start). */
         for (unsigned i = 0; i < 20; i++) {
+                int sig = i % 2 ? SIGTERM : SIGINT, fd;
                 GateResult res;
-                usec_t sent;
-                int p[2];
                 pid_t pid;
 
-                assert_int_equal(pipe(p), 0);
-                pid = fork();
-                assert_true(pid >= 0);
-                if (pid == 0) {
-                        usec_t t;
-
-                        (void) usleep(20 * 1000 + i * 1500);
-                        (void) kill(getppid(), i % 2 ? SIGTERM : SIGINT);
-                        t = now_usec(CLOCK_BOOTTIME);
-                        (void) !write(p[1], &t, sizeof(t));
-                        _exit(0);
-                }
-                safe_close(p[1]);
+                pid = signal_later(20 * USEC_PER_MSEC + i * 1500, sig, &fd);
                 assert_int_equal(gate_wait(USEC_INFINITY, USEC_INFINITY, NULL, NULL, &res), 0);
-                (void) waitpid(pid, NULL, 0);
-                assert_int_equal(read(p[0], &sent, sizeof(sent)), (ssize_t) sizeof(sent));
-                safe_close(p[0]);
+                assert_true(res.end < signal_sent_at(pid, fd) + 900 * USEC_PER_MSEC);
                 assert_int_equal(res.outcome, GATE_OUTCOME_INTERRUPTED);
-                assert_int_equal(res.signal, i % 2 ? SIGTERM : SIGINT);
-                assert_true(res.end < sent + 900 * USEC_PER_MSEC);
+                assert_int_equal(res.signal, sig);
         }
         assert_signals_restored();
 }
