@@ -5,6 +5,7 @@
 #include <systemd/sd-journal.h>
 
 #include "boot-journal.h"
+#include "string-table.h"
 #include "kmsg.h"
 #include "macro.h"
 #include "root.h"
@@ -36,13 +37,12 @@ static int field_get(sd_journal *j, const char *field, char **ret) {
         return *ret ? 1 : -ENOMEM;
 }
 
-const char *event_source_to_string(EventSource s) {
-        static const char *const table[_EVENT_SOURCE_MAX] = {
-                [EVENT_SOURCE_JOURNAL] = "journal",
-                [EVENT_SOURCE_KERNEL_LOG] = "kernel-log",
-        };
-        return (unsigned) s < _EVENT_SOURCE_MAX ? table[s] : NULL;
-}
+static const char *const event_source_table[_EVENT_SOURCE_MAX] = {
+        [EVENT_SOURCE_JOURNAL] = "journal",
+        [EVENT_SOURCE_KERNEL_LOG] = "kernel-log",
+};
+
+DEFINE_STRING_TABLE_TO_STRING(event_source, EventSource)
 
 static int event_set_from(JournalEvent *e, EventSource source, usec_t usec, const char *message, size_t len) {
         char *m = strndup(message, len);

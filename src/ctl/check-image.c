@@ -7,6 +7,7 @@
 
 #include "check-image.h"
 #include "io-util.h"
+#include "string-table.h"
 #include "machine-id.h"
 #include "macro.h"
 #include "seed-store.h"
@@ -27,7 +28,7 @@
 
 #define DBUS_MACHINE_ID_TARGET "/etc/machine-id"
 
-static const char *const kind_table[_IMAGE_KIND_MAX] = {
+static const char *const image_kind_table[_IMAGE_KIND_MAX] = {
         [IMAGE_SEED] = "seed",
         [IMAGE_CREDENTIAL_MEMORY] = "credential-memory",
         [IMAGE_LEGACY_SEED] = "legacy-seed",
@@ -37,7 +38,7 @@ static const char *const kind_table[_IMAGE_KIND_MAX] = {
         [IMAGE_DBUS_MACHINE_ID] = "dbus-machine-id",
 };
 
-static const char *const state_table[_IMAGE_STATE_MAX] = {
+static const char *const image_state_table[_IMAGE_STATE_MAX] = {
         [IMAGE_ABSENT] = "absent",
         [IMAGE_CLEAN] = "clean",
         [IMAGE_FOUND] = "found",
@@ -45,40 +46,22 @@ static const char *const state_table[_IMAGE_STATE_MAX] = {
         [IMAGE_UNUSUAL] = "unusual",
 };
 
-static const char *const action_table[_IMAGE_ACTION_MAX] = {
+static const char *const image_action_table[_IMAGE_ACTION_MAX] = {
         [IMAGE_ACTION_NONE] = NULL,
         [IMAGE_ACTION_REMOVE] = "remove",
         [IMAGE_ACTION_RESET] = "reset",
         [IMAGE_ACTION_SYMLINK] = "symlink",
 };
 
-static const char *const reset_table[_MACHINE_ID_RESET_MAX] = {
+static const char *const machine_id_reset_table[_MACHINE_ID_RESET_MAX] = {
         [MACHINE_ID_RESET_UNINITIALIZED] = "uninitialized",
         [MACHINE_ID_RESET_EMPTY] = "empty",
 };
 
-const char *image_kind_to_string(ImageKind k) {
-        return (unsigned) k < _IMAGE_KIND_MAX ? kind_table[k] : NULL;
-}
-
-const char *image_state_to_string(ImageState s) {
-        return (unsigned) s < _IMAGE_STATE_MAX ? state_table[s] : NULL;
-}
-
-const char *image_action_to_string(ImageAction a) {
-        return (unsigned) a < _IMAGE_ACTION_MAX ? action_table[a] : NULL;
-}
-
-const char *machine_id_reset_to_string(MachineIdReset m) {
-        return m >= 0 && m < _MACHINE_ID_RESET_MAX ? reset_table[m] : NULL;
-}
-
-MachineIdReset machine_id_reset_from_string(const char *s) {
-        for (int i = 0; i < _MACHINE_ID_RESET_MAX; i++)
-                if (s && streq(s, reset_table[i]))
-                        return (MachineIdReset) i;
-        return _MACHINE_ID_RESET_INVALID;
-}
+DEFINE_STRING_TABLE_TO_STRING(image_kind, ImageKind)
+DEFINE_STRING_TABLE_TO_STRING(image_state, ImageState)
+DEFINE_STRING_TABLE_TO_STRING(image_action, ImageAction)
+DEFINE_STRING_TABLE(machine_id_reset, MachineIdReset)
 
 /* ---- The list ---- */
 

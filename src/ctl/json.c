@@ -2,6 +2,7 @@
 #include <inttypes.h>
 
 #include "json.h"
+#include "string-table.h"
 #include "macro.h"
 
 /* Length of the valid UTF-8 sequence at @s (1..4), or 0 if the bytes there
@@ -80,16 +81,7 @@ static const char *const json_format_table[_JSON_FORMAT_MAX] = {
         [JSON_FORMAT_PRETTY] = "pretty",
 };
 
-const char *json_format_to_string(JsonFormat f) {
-        return f >= 0 && f < _JSON_FORMAT_MAX ? json_format_table[f] : NULL;
-}
-
-JsonFormat json_format_from_string(const char *s) {
-        for (int i = 0; i < _JSON_FORMAT_MAX; i++)
-                if (s && streq(s, json_format_table[i]))
-                        return (JsonFormat) i;
-        return _JSON_FORMAT_INVALID;
-}
+DEFINE_STRING_TABLE(json_format, JsonFormat)
 
 void json_init(JsonWriter *j, FILE *f, JsonFormat format) {
         *j = (JsonWriter) { .f = f, .pretty = format != JSON_FORMAT_SHORT, .first[0] = true };

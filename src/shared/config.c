@@ -13,22 +13,14 @@
 #include "paths.h"
 #include "proc-cmdline.h"
 #include "root.h"
+#include "string-table.h"
 
 static const char *const on_timeout_table[_ON_TIMEOUT_MAX] = {
         [ON_TIMEOUT_FAIL] = "fail",
         [ON_TIMEOUT_PROCEED] = "proceed",
 };
 
-const char *on_timeout_to_string(OnTimeout t) {
-        return t >= 0 && t < _ON_TIMEOUT_MAX ? on_timeout_table[t] : NULL;
-}
-
-OnTimeout on_timeout_from_string(const char *s) {
-        for (int i = 0; i < _ON_TIMEOUT_MAX; i++)
-                if (s && streq(s, on_timeout_table[i]))
-                        return (OnTimeout) i;
-        return _ON_TIMEOUT_INVALID;
-}
+DEFINE_STRING_TABLE(on_timeout, OnTimeout)
 
 int parse_boolean(const char *s) {
         static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };

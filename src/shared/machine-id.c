@@ -7,17 +7,17 @@
 #include "machine-id.h"
 #include "macro.h"
 #include "root.h"
+#include "string-table.h"
 
-const char *machine_id_state_to_string(MachineIdState s) {
-        static const char *const table[] = {
-                [MACHINE_ID_ABSENT] = "absent",
-                [MACHINE_ID_VALID] = "valid",
-                [MACHINE_ID_UNINITIALIZED] = "uninitialized",
-                [MACHINE_ID_EMPTY] = "empty",
-                [MACHINE_ID_INVALID] = "invalid",
-        };
-        return (unsigned) s < ELEMENTSOF(table) ? table[s] : NULL;
-}
+static const char *const machine_id_state_table[] = {
+        [MACHINE_ID_ABSENT] = "absent",
+        [MACHINE_ID_VALID] = "valid",
+        [MACHINE_ID_UNINITIALIZED] = "uninitialized",
+        [MACHINE_ID_EMPTY] = "empty",
+        [MACHINE_ID_INVALID] = "invalid",
+};
+
+DEFINE_STRING_TABLE_TO_STRING(machine_id_state, MachineIdState)
 
 bool machine_id_is_valid(const char *s) {
         size_t i;

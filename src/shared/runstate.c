@@ -11,6 +11,7 @@
 #include "paths.h"
 #include "root.h"
 #include "runstate.h"
+#include "string-table.h"
 
 /* ---- String tables ---- */
 
@@ -34,28 +35,9 @@ static const char *const credential_result_table[_CREDENTIAL_MAX] = {
         [CREDENTIAL_CREDITED] = "credited",
 };
 
-static const char *table_to_string(const char *const *table, int n, int i) {
-        return i >= 0 && i < n ? table[i] : NULL;
-}
-
-static int table_from_string(const char *const *table, int n, const char *s) {
-        for (int i = 0; s && i < n; i++)
-                if (streq(table[i], s))
-                        return i;
-        return -1;
-}
-
-#define STRING_TABLE(name, type, table, max)                                            \
-        const char *name##_to_string(type x) {                                          \
-                return table_to_string(table, max, (int) x);                            \
-        }                                                                               \
-        type name##_from_string(const char *s) {                                        \
-                return (type) table_from_string(table, max, s);                         \
-        }
-
-STRING_TABLE(record_outcome, RecordOutcome, record_outcome_table, _RECORD_OUTCOME_MAX)
-STRING_TABLE(seed_action, SeedAction, seed_action_table, _SEED_ACTION_MAX)
-STRING_TABLE(credential_result, CredentialResult, credential_result_table, _CREDENTIAL_MAX)
+DEFINE_STRING_TABLE(record_outcome, RecordOutcome)
+DEFINE_STRING_TABLE(seed_action, SeedAction)
+DEFINE_STRING_TABLE(credential_result, CredentialResult)
 
 /* ---- Formatting ---- */
 
@@ -106,7 +88,7 @@ typedef enum FieldType {
         FIELD_TEXT_OPTIONAL,         /* char[size], left out when empty */
         FIELD_U64,                   /* uint64_t, left out when RUNSTATE_UNKNOWN */
         FIELD_BOOL,                  /* int: 1, 0, -1 unknown (left out) */
-        FIELD_ENUM,                  /* int, from a string table; -1 unknown */
+        FIELD_ENUM,                  /* int, from a string table; -EINVAL unknown */
 } FieldType;
 
 typedef struct Field {
@@ -179,7 +161,7 @@ static int record_format(const Field *fields, size_t n, const void *rec, char *b
                         put_bool(&o, f->key, get_int(p));
                         break;
                 case FIELD_ENUM:
-                        put_text(&o, f->key, table_to_string(f->table, f->n_table, get_int(p)));
+                        put_text(&o, f->key, string_table_to_string(f->table, (size_t) f->n_table, get_int(p)));
                         break;
                 }
         }
@@ -215,9 +197,9 @@ static uint64_t parse_u64(const char *v, size_t vlen) {
 
 static int parse_enum(const char *const *table, int n, const char *v, size_t vlen) {
         for (int i = 0; i < n; i++)
-                if (key_is(v, vlen, table[i]))
+                if (table[i] && key_is(v, vlen, table[i]))
                         return i;
-        return -1;
+        return -EINVAL;
 }
 
 /* Every field unknown, then each "KEY=VALUE" line of @text that names one. */
@@ -234,8 +216,10 @@ static void record_parse(const Field *fields, size_t n, void *rec, const char *t
                         set_u64(p, RUNSTATE_UNKNOWN);
                         break;
                 case FIELD_BOOL:
-                case FIELD_ENUM:
                         set_int(p, -1);
+                        break;
+                case FIELD_ENUM:
+                        set_int(p, -EINVAL);
                         break;
                 }
         }

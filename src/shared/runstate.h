@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,7 +49,7 @@ typedef enum RecordOutcome {
         RECORD_OUTCOME_INTERRUPTED,
         RECORD_OUTCOME_ERROR,
         _RECORD_OUTCOME_MAX,
-        _RECORD_OUTCOME_INVALID = -1,
+        _RECORD_OUTCOME_INVALID = -EINVAL,
 } RecordOutcome;
 
 typedef struct GateRecord {
@@ -62,7 +63,7 @@ typedef enum SeedAction {
         SEED_ACTION_NOT_CREDITED,
         SEED_ACTION_ERROR,
         _SEED_ACTION_MAX,
-        _SEED_ACTION_INVALID = -1,
+        _SEED_ACTION_INVALID = -EINVAL,
 } SeedAction;
 
 typedef enum CredentialResult {
@@ -70,7 +71,7 @@ typedef enum CredentialResult {
         CREDENTIAL_MIXED,
         CREDENTIAL_CREDITED,
         _CREDENTIAL_MAX,
-        _CREDENTIAL_INVALID = -1,
+        _CREDENTIAL_INVALID = -EINVAL,
 } CredentialResult;
 
 #define RUNSTATE_TEXT_MAX 512
