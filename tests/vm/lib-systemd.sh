@@ -1,19 +1,21 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The systemd image of the VM tiers (sourced after lib.sh, not run): a
 # debootstrapped Debian 12 tree with systemd as PID 1, the project installed
-# by "cmake --install", the guest programs, booted from a persistent ext4
-# disk through a tiny initramfs. Every tier that boots systemd (the systemd
-# tier, the crash tier) builds its image with these functions and adds its
-# own units before vm_sd_mkfs.
+# (by "dpkg -i" of its Debian packages, or by "cmake --install"), the guest
+# programs, booted from a persistent ext4 disk through a tiny initramfs.
+# Every tier that boots systemd (the systemd tier, the crash tier) builds its
+# image with these functions and adds its own units before vm_sd_mkfs.
 #
-#   vm_sd_prepare WORK          build the project, the guest programs, and
-#                               fetch the kernel, initramfs and base tree
-#                               (sets kdir, initrd, base_rootfs, guest_tools)
+#   vm_sd_prepare WORK [--debs] build the project (or, with --debs, its
+#                               Debian packages: vm_sd_debs), the guest
+#                               programs, and fetch the kernel, initramfs
+#                               and base tree (sets kdir, initrd,
+#                               base_rootfs, guest_tools)
 #   vm_sd_assemble ROOT         the base tree with the project and the probe
 #                               installed (sets have_ctl, have_gen)
 #   vm_sd_enable ROOT UNIT...   systemctl enable inside the tree
 #   vm_sd_mkfs ROOT IMG         the tree as an ext4 disk image, 1 GiB
-#   vm_sd_boot_report NAME DISK [KERNEL ARGS]
+#   vm_sd_boot_report NAME DISK [KERNEL ARGS [QEMU ARGS...]]
 #                               boot DISK, unpack its report into
 #                               $work/boot/NAME/ (sets rep)
 # and, on a report or a powered-off disk: jts, jline, prop, props, rs, pr,
@@ -105,18 +107,95 @@ vm_disk_initrd() {
     echo "$out"
 }
 
-# vm_sd_prepare WORK: the project built for /usr in WORK/dist (never the
-# caller's build, which may carry sanitizers), the guest programs in
-# WORK/guest-tools, the kernel, the disk initramfs and the base tree.
+# ---------------------------------------------------------------- packages
+
+# The commit whose packages a tier installs: EG_VM_DEB_COMMIT, by default
+# the source tree's HEAD. packaging/build-deb packages the files of a commit
+# (git archive), never a work tree: uncommitted changes are not in them, so
+# commit before testing a change with a package-installing tier.
+vm_deb_commit() {
+    local rev=${EG_VM_DEB_COMMIT:-HEAD} c changed
+    c=$(git -C "$EG_SOURCE_DIR" rev-parse --verify --quiet "$rev^{commit}") ||
+        vm_die "the packages are built from a commit, and $rev is none in $EG_SOURCE_DIR (not a git checkout?)"
+    # What the packages are built from: everything but the VM tests, which
+    # run from the work tree.
+    changed=$(git -C "$EG_SOURCE_DIR" diff --name-only "$c" -- . ':(exclude)tests/vm' 2>/dev/null | head -n 5 | tr '\n' ' ')
+    [ -z "$changed" ] ||
+        vm_log "note: the packages are built from commit ${c:0:12}; the work tree's changes to $changed(...) are not in them"
+    echo "$c"
+}
+
+# The Debian version in a commit's packaging/debian/changelog.
+vm_deb_version() {
+    git -C "$EG_SOURCE_DIR" show "$1:packaging/debian/changelog" |
+        sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p'
+}
+
+# vm_deb_build COMMIT VERSION|"": the .debs of COMMIT built by
+# packaging/build-deb (as VERSION, or as the changelog's version), cached:
+# builds of one commit are reproducible (packaging/check-packages proves
+# it), so commit, version and the build scripts are the key. No unit tests
+# (nocheck): CI runs them on their own. Prints the directory.
+vm_deb_build() {
+    local commit=$1 version=$2 key dir
+    key=$({ echo "$commit $version"; cat "$EG_SOURCE_DIR/packaging/build-deb" "$EG_SOURCE_DIR/packaging/common.sh"; } |
+          sha256sum | cut -c1-16)
+    dir=$EG_VM_CACHE/debs-${commit:0:12}-$key
+    vm_cache_lock
+    if [ ! -e "$dir/.done" ]; then
+        vm_log "building the .debs of ${commit:0:12}${version:+ as version $version} (packaging/build-deb)"
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        DEB_BUILD_OPTIONS=nocheck nice "$EG_SOURCE_DIR/packaging/build-deb" --commit "$commit" \
+            ${version:+--version "$version"} "$dir" >"$dir/build.log" 2>&1 ||
+            { tail -n 30 "$dir/build.log" >&2; vm_die "packaging/build-deb failed (log: $dir/build.log)"; }
+        touch "$dir/.done"
+    fi
+    vm_cache_unlock
+    echo "$dir"
+}
+
+# vm_sd_debs: the packages of the commit under test twice: as the
+# changelog's version (installed in the image) and rebuilt as a higher
+# version (an upgrade). Sets deb_commit, deb_v1, deb_v2, deb_dir1, deb_dir2.
+vm_sd_debs() {
+    deb_commit=$(vm_deb_commit) || exit 1
+    deb_v1=$(vm_deb_version "$deb_commit")
+    [ -n "$deb_v1" ] || vm_die "no version in packaging/debian/changelog of ${deb_commit:0:12}"
+    deb_v2=$deb_v1+vmupgrade1
+    deb_dir1=$(vm_deb_build "$deb_commit" "") && deb_dir2=$(vm_deb_build "$deb_commit" "$deb_v2") ||
+        vm_die "could not build the .debs"
+    local d v f
+    for d in "$deb_dir1:$deb_v1" "$deb_dir2:$deb_v2"; do
+        v=${d#*:}
+        for f in entropy-gate entropyctl; do
+            [ -e "${d%%:*}/${f}_${v}_amd64.deb" ] || vm_die "packaging/build-deb made no ${f}_${v}_amd64.deb"
+        done
+    done
+    vm_log "packages of commit ${deb_commit:0:12}: $deb_v1 (installed), $deb_v2 (the upgrade)"
+}
+
+# vm_sd_prepare WORK [--debs]: the project built for /usr in WORK/dist
+# (never the caller's build, which may carry sanitizers), or with --debs its
+# Debian packages (vm_sd_debs, installed by vm_sd_assemble); the guest
+# programs in WORK/guest-tools, the kernel, the disk initramfs and the base
+# tree.
 vm_sd_prepare() {
     local w=$1
-    vm_log "building the project in $w/dist"
+    EG_VM_SD_DEBS=0
+    [ "${2:-}" = --debs ] && EG_VM_SD_DEBS=1
     mkdir -p "$w"
-    cmake -S "$EG_SOURCE_DIR" -B "$w/dist" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_INSTALL_PREFIX=/usr -DENTROPY_GATE_TESTS=OFF >"$w/cmake.log" 2>&1 ||
-        { cat "$w/cmake.log" >&2; vm_die "cmake configure failed"; }
-    cmake --build "$w/dist" -j"$(nproc)" >>"$w/cmake.log" 2>&1 ||
-        { tail -n 40 "$w/cmake.log" >&2; vm_die "build failed"; }
+    : >"$w/cmake.log"
+    if [ "$EG_VM_SD_DEBS" = 1 ]; then
+        vm_sd_debs
+    else
+        vm_log "building the project in $w/dist"
+        cmake -S "$EG_SOURCE_DIR" -B "$w/dist" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+            -DCMAKE_INSTALL_PREFIX=/usr -DENTROPY_GATE_TESTS=OFF >"$w/cmake.log" 2>&1 ||
+            { cat "$w/cmake.log" >&2; vm_die "cmake configure failed"; }
+        cmake --build "$w/dist" -j"$(nproc)" >>"$w/cmake.log" 2>&1 ||
+            { tail -n 40 "$w/cmake.log" >&2; vm_die "build failed"; }
+    fi
     guest_tools=$w/guest-tools
     vm_guest_tools "$guest_tools"
     kdir=$(vm_kernel_cache) && initrd=$(vm_disk_initrd "$kdir" "$guest_tools") &&
@@ -125,13 +204,33 @@ vm_sd_prepare() {
     EG_VM_SD_WORK=$w
 }
 
+# vm_sd_dpkg ROOT DEB...: dpkg -i inside the tree, as an image builder
+# installs packages: the maintainer scripts run in the chroot, where no
+# systemd runs (they enable units, and start or reload nothing).
+vm_sd_dpkg() {
+    local root=$1 d=/var/cache/eg-vm/install f; shift
+    rm -rf "$root$d"
+    mkdir -p "$root$d"
+    cp "$@" "$root$d/"
+    local debs=()
+    for f in "$@"; do debs+=("$d/${f##*/}"); done
+    chroot "$root" env DEBIAN_FRONTEND=noninteractive dpkg -i "${debs[@]}" >>"$EG_VM_SD_WORK/cmake.log" 2>&1 ||
+        { tail -n 30 "$EG_VM_SD_WORK/cmake.log" >&2; vm_die "dpkg -i failed in the image"; }
+    rm -rf "$root$d"
+}
+
 # vm_sd_assemble ROOT: a copy of the base tree with the project installed
+# (its .debs with dpkg -i after vm_sd_prepare --debs, else cmake --install)
 # and the probe in $EG_VM_GUEST_LIBEXEC. Sets have_ctl and have_gen.
 vm_sd_assemble() {
     local root=$1 w=$EG_VM_SD_WORK b
     rm -rf "$root"
     cp -a "$base_rootfs" "$root"
-    DESTDIR=$root cmake --install "$w/dist" >>"$w/cmake.log" 2>&1 || vm_die "cmake --install failed"
+    if [ "$EG_VM_SD_DEBS" = 1 ]; then
+        vm_sd_dpkg "$root" "$deb_dir1/entropy-gate_${deb_v1}_amd64.deb" "$deb_dir1/entropyctl_${deb_v1}_amd64.deb"
+    else
+        DESTDIR=$root cmake --install "$w/dist" >>"$w/cmake.log" 2>&1 || vm_die "cmake --install failed"
+    fi
     for b in usr/sbin/entropy-gate usr/sbin/entropy-seed; do
         [ -x "$root/$b" ] || vm_die "/$b was not installed"
     done
@@ -158,10 +257,12 @@ vm_sd_mkfs() {   # vm_sd_mkfs ROOT IMG
 # The kernel command line of a disk boot.
 EG_VM_SD_APPEND="root=/dev/vda rw fsck.mode=skip systemd.show_status=0"
 
-# vm_sd_boot_report NAME DISK [KERNEL ARGS]: boot DISK, then unpack the
-# report the guest wrote to a second disk into $work/boot/NAME/ (sets rep).
+# vm_sd_boot_report NAME DISK [KERNEL ARGS [QEMU ARGS...]]: boot DISK, then
+# unpack the report the guest wrote to a second disk into $work/boot/NAME/
+# (sets rep).
 vm_sd_boot_report() {
     local name=$1 disk=$2 extra=${3:-} ok=true
+    shift 2; [ $# -gt 0 ] && shift
     rep=$work/boot/$name
     rm -rf "$rep" "$work/boot/$name-report.img"
     mkdir -p "$rep"
@@ -169,7 +270,7 @@ vm_sd_boot_report() {
     vm_log "boot '$name'"
     vm_boot "$work/boot/$name.log" 240 "$kdir/vmlinuz" "$initrd" "$EG_VM_SD_APPEND $extra" \
         -drive "file=$disk,format=raw,if=virtio" \
-        -drive "file=$work/boot/$name-report.img,format=raw,if=virtio" || ok=false
+        -drive "file=$work/boot/$name-report.img,format=raw,if=virtio" "$@" || ok=false
     vm_check "$name.boot" "boot '$name' completed" $ok
     eval "boot_s_$name=$EG_VM_LAST_BOOT_S"
     tar -xf "$work/boot/$name-report.img" -C "$rep" 2>/dev/null || true
