@@ -4,11 +4,23 @@
 # the project installed as a distribution installs it, "dpkg -i" of the
 # .debs that packaging/build-deb makes of the commit under test (the source
 # tree's HEAD, or EG_VM_DEB_COMMIT), booted cold under TCG from a persistent
-# disk. Boots:
+# disk. Boots, the first four on one disk:
 #   boot1      no seed: the gate waits for the kernel, consumers wait for the
 #              gate, the seed is saved at shutdown
 #   boot2      the seed saved by boot1 is credited before the gate starts; the
-#              gate waits < 0.1 s; the seed on disk is replaced
+#              gate waits < 0.1 s; the seed on disk is replaced. A seed as
+#              the SMBIOS system credential is credited too. After the gate,
+#              the packages are upgraded in the running system to a rebuild
+#              with a higher version: entropy-seed.service is not restarted,
+#              nothing is credited again, the boot's record stays
+#   boot3      the upgraded packages credit the seed saved at boot2's
+#              shutdown; the same SMBIOS credential is only mixed (credited
+#              on an earlier boot); entropy_gate.units=systemd-remount-fs.service
+#              is refused by the generator (no ordering cycle, the root file
+#              system writable). After its report, the packages are purged
+#              in the running system
+#   afterpurge nothing of ours is left enabled or on disk, and the boot
+#              reaches multi-user.target
 #   clone      boot1's disk with another /etc/machine-id: not credited
 #   firstboot  boot1's disk with /etc/machine-id "uninitialized": not credited
 #   coldgate   a seedless disk with systemd-random-seed masked: the gate is
@@ -65,10 +77,12 @@ vm_sd_assemble "$root"
 vm_check image.seed-enabled "the package enabled entropy-seed.service in the image ($(cd "$root/etc/systemd/system" && ls -d */entropy-seed.service 2>/dev/null | tr '\n' ' '))" \
     test -L "$root/etc/systemd/system/sysinit.target.wants/entropy-seed.service"
 vm_check image.conffile "the package installed /etc/entropy-gate.conf" test -f "$root/etc/entropy-gate.conf"
-install -m 0755 "$EG_VM_DIR/guest/eg-vm-report.sh" "$root/usr/local/sbin/eg-vm-report"
-units="eg-vm-consumer.service eg-vm-strict.service eg-vm-report.service eg-vm-poolwatch.service"
+for f in eg-vm-report eg-vm-upgrade eg-vm-purge; do
+    install -m 0755 "$EG_VM_DIR/guest/$f.sh" "$root/usr/local/sbin/$f"
+done
+units="eg-vm-consumer.service eg-vm-strict.service eg-vm-report.service eg-vm-poolwatch.service eg-vm-upgrade.service"
 for u in eg-vm-consumer.service eg-vm-strict.service eg-vm-report.service eg-vm-gated.service \
-         eg-vm-poolwatch.service; do
+         eg-vm-poolwatch.service eg-vm-upgrade.service; do
     install -m 0644 "$EG_VM_DIR/guest/$u" "$root/etc/systemd/system/$u"
 done
 install -d "$root/etc/systemd/system/entropy-gate.service.d"
@@ -82,6 +96,9 @@ if [ "$have_gen" = 1 ]; then
     printf '[Gate]\nUnits=eg-vm-gated.service\n' >"$root/etc/entropy-gate.conf.d/eg-vm.conf"
 fi
 vm_sd_enable "$root" $units
+# The upgrade boot2 installs from inside the guest.
+install -d "$root/var/cache/eg-vm/upgrade"
+cp "$deb_dir2/entropy-gate_${deb_v2}_amd64.deb" "$deb_dir2/entropyctl_${deb_v2}_amd64.deb" "$root/var/cache/eg-vm/upgrade/"
 machine_id=$(vm_new_machine_id)
 echo "$machine_id" >"$root/etc/machine-id"
 vm_log "image: entropyctl=$have_ctl generator=$have_gen machine-id=$machine_id"
@@ -210,6 +227,23 @@ timeline() {
     } | awk -F'\t' '$1 != ""' | sort -g | awk -F'\t' '{ printf "  %8.3f s  %s\n", $1, $2 }'
 }
 
+# A seed as the SMBIOS system credential (a type 11 OEM string, which
+# systemd imports at every boot), 48 random bytes: the same for boot2 and
+# boot3, as a VM definition that carries a fixed one hands it over.
+cred_b64=$(head -c 48 /dev/urandom | base64 -w 0)
+cred_qemu=(-smbios "type=11,value=io.systemd.credential.binary:entropy-gate.seed=$cred_b64")
+
+# Journal lines of entropy-seed: its one verdict on the seed file per load
+# ("credited N bits from /var/lib/...", "not crediting: ..."), and its
+# credits of the seed file alone.
+seed_verdicts() { grep -cE 'entropy-seed\[[0-9]+\]: (credited [0-9]+ bits from /|not crediting: )' "$1/journal.txt"; }
+seed_credits() { grep -cE 'entropy-seed\[[0-9]+\]: credited [0-9]+ bits from /' "$1/journal.txt"; }
+# A systemd job deleted to break an ordering cycle (not the generator's
+# refusal, which says "ordering cycle" too).
+ordering_cycles() { grep -cE 'systemd\[1\]: .*(Found ordering cycle|to break ordering cycle)' "$1/journal.txt"; }
+# The lines of a file, without blank ones.
+lines() { grep -c . "$1" 2>/dev/null; }
+
 # Boot 1: no seed. systemd-random-seed blocks in getrandom() too, so under
 # TCG, where systemd needs seconds to set up the gate's sandbox, the pool is
 # often initialized before the gate runs; the "coldgate" boot below isolates
@@ -236,8 +270,9 @@ vm_check boot1.seed-saved "boot1: a seed was saved at shutdown (on disk after po
     cp --sparse=always "$work/boot/disk.img" "$work/boot/firstboot.img"
 }
 
-# Boot 2: the seed saved by boot 1.
-boot boot2 "$work/boot/disk.img"
+# Boot 2: the seed saved by boot 1, the credential seen for the first time,
+# and an upgrade of the packages once the gate has released the boot.
+boot boot2 "$work/boot/disk.img" "eg.vm.upgrade" "${cred_qemu[@]}"
 r=$rep
 facts "$r"
 check_cold_start "$r" boot2
@@ -245,6 +280,10 @@ vm_check boot2.credited "boot2: entropy-seed credited the saved seed (ACTION=$(r
     test "$(rs "$r" seed ACTION)" = credited
 vm_check boot2.journal-credited "boot2: the journal says so ($(jline "$r" 'entropy-seed\[[0-9]+\]: credited [0-9]+ bits from /'))" \
     grep -qE 'entropy-seed\[[0-9]+\]: credited [0-9]+ bits from /' "$r/journal.txt"
+vm_check boot2.credential-credited "boot2: the SMBIOS credential, new to this disk, was credited (CREDENTIAL=$(rs "$r" seed CREDENTIAL) CREDENTIAL_BITS=$(rs "$r" seed CREDENTIAL_BITS))" \
+    test "$(rs "$r" seed CREDENTIAL)" = credited -a "$(rs "$r" seed CREDENTIAL_BITS)" = 384
+vm_check boot2.credential-journal "boot2: the journal says so ($(jline "$r" 'entropy-seed\[[0-9]+\]: .*credential'))" \
+    grep -qE 'entropy-seed\[[0-9]+\]: credited 384 bits from credential ' "$r/journal.txt"
 vm_check boot2.ready-before-gate "boot2: the pool was initialized when systemd started the gate (probe at gate start: ${f_pre:-?} at ${f_pre_t:-?} s)" \
     test "$f_pre" = yes
 vm_check boot2.ready-at-start "boot2: the gate found the pool ready at start" test "$(rs "$r" gate READY_AT_START)" = yes
@@ -255,6 +294,35 @@ vm_check boot2.seed-replaced "boot2: the seed on disk is a new one ($sha2 != $sh
 vm_check boot2.seed-mode "boot2: the seed file is 0600 root ($(cat "$r/seed.stat" 2>/dev/null))" grep -q '^600 root ' "$r/seed.stat"
 sed 's/^/[boot2 status] /' "$r/status-entropy-gate.service.txt" >&2
 b2_wait=$f_wait; b2_target=$f_target; b2_crng=$f_crng; b2_main=$f_gate_main; b2_pre=$f_pre_t
+
+# The upgrade in the running guest (eg-vm-upgrade: dpkg -i of the rebuild
+# with the higher version, after the gate): what systemd said of
+# entropy-seed.service right before and after dpkg, and at the report.
+u=$r/upgrade
+sed 's/^/[boot2 dpkg -i] /' "$u/dpkg.log" >&2 2>/dev/null
+vm_check boot2.upgrade-dpkg "boot2: dpkg -i upgraded the running system from $(cat "$u/version-before" 2>/dev/null) to $(cat "$u/version-after" 2>/dev/null) (status $(cat "$u/dpkg.rc" 2>/dev/null))" \
+    test "$(cat "$u/dpkg.rc" 2>/dev/null)" = 0 -a "$(cat "$u/version-before" 2>/dev/null)" = "$deb_v1" \
+    -a "$(cat "$u/version-after" 2>/dev/null)" = "$deb_v2"
+inv_before=$(sed -n 's/^InvocationID=//p' "$u/seed-unit-before.txt" 2>/dev/null)
+inv_after=$(sed -n 's/^InvocationID=//p' "$u/seed-unit-after.txt" 2>/dev/null)
+act_before=$(sed -n 's/^ActiveEnterTimestampMonotonic=//p' "$u/seed-unit-before.txt" 2>/dev/null)
+act_after=$(sed -n 's/^ActiveEnterTimestampMonotonic=//p' "$u/seed-unit-after.txt" 2>/dev/null)
+vm_check boot2.upgrade-no-restart "boot2: the upgrade did not restart entropy-seed.service (InvocationID ${inv_before:-?} before, ${inv_after:-?} after, $(prop "$r" entropy-seed.service InvocationID) at the report; active since ${act_before:-?} / ${act_after:-?} / $(prop "$r" entropy-seed.service ActiveEnterTimestampMonotonic) us)" \
+    test -n "$inv_before" -a "$inv_before" = "$inv_after" -a "$inv_after" = "$(prop "$r" entropy-seed.service InvocationID)" \
+    -a -n "$act_before" -a "$act_before" != 0 -a "$act_before" = "$act_after" \
+    -a "$act_after" = "$(prop "$r" entropy-seed.service ActiveEnterTimestampMonotonic)"
+vm_check boot2.upgrade-one-load "boot2: one load in this boot: one verdict on the seed from entropy-seed in the journal ($(seed_verdicts "$r")), none saying it was already loaded" \
+    eval 'test "$(seed_verdicts "$r")" = 1 && ! grep -q "already loaded in this boot" "$r/journal.txt"'
+vm_check boot2.upgrade-no-save "boot2: no save ran before the report (no 'saved N bits' line: $(grep -cE 'entropy-seed\[[0-9]+\]: saved [0-9]+ bits' "$r/journal.txt"))" \
+    eval '! grep -qE "entropy-seed\[[0-9]+\]: saved [0-9]+ bits" "$r/journal.txt"'
+vm_check boot2.upgrade-no-second-credit "boot2: the seed was credited once ($(seed_credits "$r") line) and the credential once ($(grep -c 'credited 384 bits from credential' "$r/journal.txt") line) in this boot" \
+    test "$(seed_credits "$r")" = 1 -a "$(grep -c 'credited 384 bits from credential' "$r/journal.txt")" = 1
+vm_check boot2.upgrade-record-kept "boot2: /run/entropy-gate/seed at the report is the record from before the upgrade (BOOT_ID=$(rs "$r" seed BOOT_ID), this boot $(cat "$r/boot-id.txt" 2>/dev/null); BOOTTIME_USEC=$(rs "$r" seed BOOTTIME_USEC))" \
+    eval 'cmp -s "$u/seed-record-before" "$r/runstate/seed" && test -n "$(rs "$r" seed BOOTTIME_USEC)" -a "$(rs "$r" seed BOOT_ID | tr -d -)" = "$(tr -d -- "-\n" <"$r/boot-id.txt")"'
+b2_running=$sha2
+b2_disk=$(disk_seed_sha "$work/boot/disk.img")
+vm_check boot2.upgraded-save "boot2: the upgraded unit saved a new seed at shutdown (on disk after power-off ${b2_disk:-none}, while running ${b2_running:-none})" \
+    test -n "$b2_disk" -a "$b2_disk" != "$b2_running"
 if [ "$have_ctl" = 1 ]; then
     vm_check boot2.ctl-status "boot2: entropyctl status exits 0 (initialized)" test "$(cat "$r/entropyctl-status.rc" 2>/dev/null)" = 0
     vm_check boot2.ctl-timeline "boot2: entropyctl timeline exits 0" test "$(cat "$r/entropyctl-timeline.rc" 2>/dev/null)" = 0
@@ -269,6 +337,72 @@ if [ "$have_ctl" = 1 ]; then
 fi
 
 if [ "$demo" = 0 ]; then
+    # Boot 3: the upgraded packages, the credential handed over again, a
+    # unit on the kernel command line that the gate must not be put in front
+    # of. After the report: dpkg --purge in the running system.
+    boot boot3 "$work/boot/disk.img" "entropy_gate.units=systemd-remount-fs.service eg.vm.purge" "${cred_qemu[@]}"
+    r=$rep
+    facts "$r"
+    check_cold_start "$r" boot3
+    vm_check boot3.upgraded "boot3: the upgraded package is installed ($(grep '^entropy-gate ' "$r/dpkg.txt"))" \
+        grep -qx "entropy-gate $deb_v2 ii " "$r/dpkg.txt"
+    vm_check boot3.credited "boot3: the upgraded entropy-seed credited the seed boot2 saved (ACTION=$(rs "$r" seed ACTION) BITS=$(rs "$r" seed BITS); $(jline "$r" 'entropy-seed\[[0-9]+\]: credited [0-9]+ bits from /'))" \
+        eval 'test "$(rs "$r" seed ACTION)" = credited -a "$(seed_credits "$r")" = 1'
+    vm_check boot3.ready-before-gate "boot3: the pool was initialized when systemd started the gate (probe at gate start: ${f_pre:-?} at ${f_pre_t:-?} s)" \
+        test "$f_pre" = yes
+    vm_check boot3.credential-mixed "boot3: the same SMBIOS credential was only mixed (CREDENTIAL=$(rs "$r" seed CREDENTIAL) CREDENTIAL_BITS=$(rs "$r" seed CREDENTIAL_BITS))" \
+        test "$(rs "$r" seed CREDENTIAL)" = mixed -a "$(rs "$r" seed CREDENTIAL_BITS)" = 0
+    vm_check boot3.credential-journal "boot3: the journal says why ($(jline "$r" 'entropy-seed\[[0-9]+\]: .*credential'))" \
+        grep -qE 'entropy-seed\[[0-9]+\]: Not crediting credential .*: credited on an earlier boot' "$r/journal.txt"
+    check_ordering "$r" boot3
+    vm_check boot3.target-active "boot3: entropy-ready.target is active ($(prop "$r" entropy-ready.target ActiveState))" \
+        test "$(prop "$r" entropy-ready.target ActiveState)" = active
+    # entropy_gate.units=systemd-remount-fs.service: the generator refuses
+    # it, in the kernel log (the journal is not running yet when generators
+    # run), and systemd deletes no job to break a cycle.
+    vm_check boot3.units-refused "boot3: the generator refused systemd-remount-fs.service ($(grep -m1 -o 'entropy-gate-generator.*systemd-remount-fs.service.*' "$r/dmesg.txt"))" \
+        grep -qE 'entropy-gate-generator.*Not ordering systemd-remount-fs.service after entropy-ready.target' "$r/dmesg.txt"
+    vm_check boot3.units-no-dropin "boot3: ... and wrote no drop-in for it (eg-vm-gated.service's: $(grep -c 'eg-vm-gated.service.d' "$r/generator.txt"))" \
+        eval '! grep -q "systemd-remount-fs.service.d" "$r/generator.txt" && grep -q "eg-vm-gated.service.d" "$r/generator.txt"'
+    vm_check boot3.no-ordering-cycle "boot3: no ordering cycle in the journal ($(ordering_cycles "$r"))" \
+        test "$(ordering_cycles "$r")" = 0
+    vm_check boot3.remount-fs-ran "boot3: systemd-remount-fs.service ran ($(prop "$r" systemd-remount-fs.service ActiveState)/$(prop "$r" systemd-remount-fs.service Result))" \
+        test "$(prop "$r" systemd-remount-fs.service ActiveState)" = active
+    vm_check boot3.root-rw "boot3: the root file system is writable ($(cat "$r/root-options.txt" 2>/dev/null))" \
+        grep -qE '^rw(,|$)' "$r/root-options.txt"
+
+    # The purge at the end of boot 3 (eg-vm-purge, after the report): what it
+    # left right away, read from the powered-off disk, and what its shutdown
+    # left there.
+    p=$work/boot/purge
+    rm -rf "$p"
+    debugfs -R "rdump /var/lib/eg-vm/purge $work/boot" "$work/boot/disk.img" >/dev/null 2>&1
+    sed 's/^/[boot3 dpkg --purge] /' "$p/dpkg.log" >&2 2>/dev/null
+    vm_check purge.dpkg "purge: dpkg --purge entropyctl entropy-gate in the running system exits 0 ($(cat "$p/dpkg.rc" 2>/dev/null)) and leaves neither installed ($(tr '\n' ';' <"$p/dpkg-status.txt" 2>/dev/null))" \
+        eval 'test "$(cat "$p/dpkg.rc" 2>/dev/null)" = 0 && ! grep -q " ii " "$p/dpkg-status.txt"'
+    vm_check purge.nothing-stopped "purge: nothing on the boot path was stopped ($(tr '\n' ';' <"$p/units.txt" 2>/dev/null))" \
+        test "$(awk '$2 == "active"' "$p/units.txt" 2>/dev/null | wc -l)" = 4
+    vm_check purge.links-gone "purge: no unit of ours left enabled ($(lines "$p/links.txt") links: $(tr '\n' ' ' <"$p/links.txt" 2>/dev/null))" \
+        test -e "$p/links.txt" -a "$(lines "$p/links.txt")" = 0
+    vm_check purge.state-gone "purge: /var/lib/entropy-gate and the conffile removed ($(tr '\n' ';' <"$p/left.txt" 2>/dev/null))" \
+        eval 'grep -qx "/var/lib/entropy-gate absent" "$p/left.txt" && grep -qx "/etc/entropy-gate.conf absent" "$p/left.txt"'
+    left_after=$(debugfs -R "stat /var/lib/entropy-gate" "$work/boot/disk.img" 2>&1 | grep 'File not found' >/dev/null && echo absent || echo present)
+    vm_check purge.state-gone-after-shutdown "purge: /var/lib/entropy-gate is still gone after the purged system shut down ($left_after on the disk)" \
+        test "$left_after" = absent
+
+    # The boot after the purge: nothing of ours, the normal target reached.
+    boot afterpurge "$work/boot/disk.img"
+    r=$rep
+    vm_check afterpurge.multi-user "afterpurge: multi-user.target is active ($(prop "$r" multi-user.target ActiveState)) and the report unit ran" \
+        test "$(prop "$r" multi-user.target ActiveState)" = active -a -e "$r/complete"
+    vm_check afterpurge.not-installed "afterpurge: neither package is installed ($(tr '\n' ';' <"$r/dpkg.txt"))" \
+        eval '! grep -q " ii " "$r/dpkg.txt"'
+    vm_check afterpurge.no-units "afterpurge: no unit of ours is left (entropy-seed.service $(prop "$r" entropy-seed.service LoadState), entropy-ready.target $(prop "$r" entropy-ready.target LoadState); $(lines "$r/our-links.txt") links)" \
+        test "$(prop "$r" entropy-seed.service LoadState)" = not-found -a "$(prop "$r" entropy-ready.target LoadState)" = not-found \
+        -a "$(lines "$r/our-links.txt")" = 0
+    vm_check afterpurge.state-gone "afterpurge: no /var/lib/entropy-gate, no /etc/entropy-gate.conf ($(tr '\n' ';' <"$r/left.txt"))" \
+        eval 'grep -qx "/var/lib/entropy-gate absent" "$r/left.txt" && grep -qx "/etc/entropy-gate.conf absent" "$r/left.txt"'
+
     # A clone of boot 1's disk: another machine-id, the same seed.
     set_machine_id "$work/boot/clone.img" "$(vm_new_machine_id)"
     boot clone "$work/boot/clone.img"
@@ -349,6 +483,6 @@ vm_log "systemd tier: gate wait boot1 ${b1_wait:-?} us, boot2 ${b2_wait:-?} us, 
     "entropy-ready.target at coldgate ${cg_target:-?} s (pool's waiters woken ${cg_pool:-?} s);" \
     "gate process ran at boot1 ${b1_main:-?} s (unit started ${b1_pre:-?} s, waiters woken ${b1_pool:-?} s), boot2 ${b2_main:-?} s (unit started ${b2_pre:-?} s);" \
     "entropy-ready.target at boot1 ${b1_target:-?} s, boot2 ${b2_target:-?} s;" \
-    "boots: boot1 ${boot_s_boot1:-?}s boot2 ${boot_s_boot2:-?}s" \
+    "boots: boot1 ${boot_s_boot1:-?}s boot2 ${boot_s_boot2:-?}s boot3 ${boot_s_boot3:-?}s afterpurge ${boot_s_afterpurge:-?}s" \
     "clone ${boot_s_clone:-?}s firstboot ${boot_s_firstboot:-?}s coldgate ${boot_s_coldgate:-?}s timeout ${boot_s_timeout:-?}s; tier ${tier_s}s"
 vm_finish

@@ -12,9 +12,12 @@ cd "$r" || exit 1
 journalctl -b -o short-monotonic --no-pager >journal.txt 2>&1
 dmesg >dmesg.txt 2>&1
 cat /proc/cmdline >cmdline.txt
+cat /proc/sys/kernel/random/boot_id >boot-id.txt
 cat /etc/machine-id >machine-id.txt 2>&1
+findmnt -no OPTIONS / >root-options.txt 2>&1
 for u in entropy-gate.service entropy-seed.service entropy-ready.target \
-         eg-vm-consumer.service eg-vm-strict.service eg-vm-gated.service systemd-random-seed.service; do
+         eg-vm-consumer.service eg-vm-strict.service eg-vm-gated.service systemd-random-seed.service \
+         systemd-remount-fs.service multi-user.target; do
     systemctl status --no-pager -l "$u" >"status-$u.txt" 2>&1
     systemctl show "$u" >"show-$u.txt" 2>&1
 done
@@ -25,6 +28,14 @@ if [ -e /var/lib/entropy-gate/seed ]; then
     sha256sum /var/lib/entropy-gate/seed | cut -d' ' -f1 >seed.sha256
     stat -c '%a %U %s' /var/lib/entropy-gate/seed >seed.stat
 fi
+# What the package manager installed, and what of ours is enabled or left.
+dpkg-query -W -f='${Package} ${Version} ${db:Status-Abbrev}\n' entropy-gate entropyctl >dpkg.txt 2>&1
+ls -d /etc/systemd/system/*/entropy-* >our-links.txt 2>/dev/null
+for p in /var/lib/entropy-gate /etc/entropy-gate.conf; do
+    [ -e "$p" ] && echo "$p present" || echo "$p absent"
+done >left.txt
+# What an upgrade in this boot (eg-vm-upgrade) recorded.
+cp -a /run/eg-vm-upgrade upgrade 2>/dev/null
 ls -la /run/systemd/generator*/ >generator.txt 2>&1
 for d in /run/systemd/generator*/eg-vm-gated.service.d; do
     [ -d "$d" ] && cat "$d"/* >>generator.txt 2>&1
@@ -39,3 +50,10 @@ fi
 echo done >complete
 tar -cf /dev/vdb -C "$r" .
 sync
+
+# With eg.vm.purge on the kernel command line, purge the packages now that
+# this boot's report is written; what that left right away is recorded on
+# the root disk, which the host reads after power-off.
+if grep -qw eg.vm.purge /proc/cmdline; then
+    /usr/local/sbin/eg-vm-purge
+fi
