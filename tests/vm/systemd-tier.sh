@@ -27,6 +27,10 @@
 #              the one blocking reader and waits for the kernel
 #   timeout    a seedless disk with entropy_gate.timeout=200ms
 #              entropy_gate.on_timeout=fail on the kernel command line
+#   provision  a fresh image whose seed "entropy-seed provision
+#              --machine-id=ID" (the package's binary, run on the host)
+#              wrote into the tree: its very first boot is credited and the
+#              pool is ready before the gate starts
 # Each boot writes a report (journal, unit states, result files, the probes'
 # records, entropyctl output) to a second disk; the checks run on the host.
 #
@@ -103,6 +107,22 @@ machine_id=$(vm_new_machine_id)
 echo "$machine_id" >"$root/etc/machine-id"
 vm_log "image: entropyctl=$have_ctl generator=$have_gen machine-id=$machine_id"
 vm_sd_mkfs "$root" "$work/boot/pristine.img"
+
+# The same tree provisioned for one device, as an image builder does it on
+# its own machine: the package's entropy-seed, run on the host, writes a
+# creditable seed bound to the device's machine-id into the tree.
+if [ "$demo" = 0 ]; then
+    rm -rf "$work/host-pkg"
+    dpkg-deb -x "$deb_dir1/entropy-gate_${deb_v1}_amd64.deb" "$work/host-pkg" || vm_die "dpkg-deb -x failed"
+    prov_id=$(vm_new_machine_id)
+    "$work/host-pkg/usr/sbin/entropy-seed" provision --root="$root" --machine-id="$prov_id" >"$work/provision.log" 2>&1
+    prov_rc=$?
+    sed 's/^/[provision] /' "$work/provision.log" >&2
+    vm_check provision.host "entropy-seed provision --root=TREE --machine-id=$prov_id on the host exits 0 ($prov_rc) and leaves a 0600 seed in a 0700 directory ($(stat -c '%a %U' "$root/var/lib/entropy-gate" "$root/var/lib/entropy-gate/seed" 2>/dev/null | tr '\n' ' '))" \
+        test "$prov_rc" = 0 -a "$(stat -c %a "$root/var/lib/entropy-gate/seed" 2>/dev/null)" = 600 \
+        -a "$(stat -c %a "$root/var/lib/entropy-gate" 2>/dev/null)" = 700 -a "$(cat "$root/etc/machine-id")" = "$prov_id"
+    vm_sd_mkfs "$root" "$work/boot/provision.img"
+fi
 rm -rf "$root"
 
 # ---------------------------------------------------------------- boots
@@ -471,6 +491,21 @@ if [ "$demo" = 0 ]; then
         timeout_consumer="started at $f_consumer s and found the pool $( [ "$(pr "$r" consumer READY)" = yes ] && echo initialized || echo "NOT initialized")"
     fi
     vm_log "timeout: the Wants= consumer $timeout_consumer (Wants= does not propagate the gate's failure)"
+
+    # A device's image provisioned on the host (above): its very first boot.
+    boot provision "$work/boot/provision.img"
+    r=$rep
+    facts "$r"
+    check_cold_start "$r" provision
+    vm_check provision.machine-id "provision: the device runs with the provisioned machine-id ($(cat "$r/machine-id.txt"))" \
+        test "$(cat "$r/machine-id.txt")" = "$prov_id"
+    vm_check provision.credited "provision: its first boot credited the provisioned seed (ACTION=$(rs "$r" seed ACTION) BITS=$(rs "$r" seed BITS) REASON=$(rs "$r" seed REASON))" \
+        test "$(rs "$r" seed ACTION)" = credited
+    vm_check provision.ready-before-gate "provision: the pool was initialized when systemd started the gate (probe at gate start: ${f_pre:-?} at ${f_pre_t:-?} s)" \
+        test "$f_pre" = yes
+    vm_check provision.ready-at-start "provision: the gate found the pool ready at start (READY_AT_START=$(rs "$r" gate READY_AT_START), waited ${f_wait:-?} us)" \
+        test "$(rs "$r" gate READY_AT_START)" = yes
+    check_ordering "$r" provision
 fi
 
 timeline "$work/boot/boot1" "boot 1: no seed on disk, cold pool"
@@ -484,5 +519,6 @@ vm_log "systemd tier: gate wait boot1 ${b1_wait:-?} us, boot2 ${b2_wait:-?} us, 
     "gate process ran at boot1 ${b1_main:-?} s (unit started ${b1_pre:-?} s, waiters woken ${b1_pool:-?} s), boot2 ${b2_main:-?} s (unit started ${b2_pre:-?} s);" \
     "entropy-ready.target at boot1 ${b1_target:-?} s, boot2 ${b2_target:-?} s;" \
     "boots: boot1 ${boot_s_boot1:-?}s boot2 ${boot_s_boot2:-?}s boot3 ${boot_s_boot3:-?}s afterpurge ${boot_s_afterpurge:-?}s" \
-    "clone ${boot_s_clone:-?}s firstboot ${boot_s_firstboot:-?}s coldgate ${boot_s_coldgate:-?}s timeout ${boot_s_timeout:-?}s; tier ${tier_s}s"
+    "clone ${boot_s_clone:-?}s firstboot ${boot_s_firstboot:-?}s coldgate ${boot_s_coldgate:-?}s timeout ${boot_s_timeout:-?}s" \
+    "provision ${boot_s_provision:-?}s; tier ${tier_s}s"
 vm_finish
