@@ -1,18 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The busybox tier: Debian's kernel booted cold under TCG into a busybox
-# initramfs with the project's binaries linked statically, no systemd (the
-# OpenWrt-like path). Scenarios, one boot each:
-#   timeout  --timeout=200ms --on-timeout=fail on the cold pool exits 3
-#   cold     no seed: the gate finds the pool cold, returns after
-#            "crng init done", exit 0; then saves a seed with the pool ready
-#   seed     that seed, bound to this machine-id, credited by
-#            "entropy-seed load": the gate finds the pool ready, waits < 0.1 s
-#   readyfd  --ready-fd readiness reaches a supervisor script
+# initramfs with the project's binaries, no systemd: the OpenWrt path. Every
+# boot carries the OpenWrt package's files (packaging/openwrt/files): its
+# /etc/entropy-gate.conf, which keeps the seed in /etc/entropy-gate, and its
+# init script, which a minimal /etc/rc.common of our own runs. Scenarios,
+# one boot each:
+#   timeout        --timeout=200ms --on-timeout=fail on the cold pool exits 3
+#   cold           no seed: the gate finds the pool cold, returns after
+#                  "crng init done", exit 0; then saves a seed with the pool
+#                  ready
+#   seed           that seed, bound to this machine-id, credited by
+#                  "entropy-seed load": the gate finds the pool ready, waits
+#                  < 0.1 s
+#   readyfd        --ready-fd readiness reaches a supervisor script
+#   openwrt-first  a fresh device (no seed, no machine-id) boots through the
+#                  init script: its boot() returns with the pool initialized
+#                  and makes /etc/machine-id; its stop() at shutdown saves
+#                  the seed
+#   openwrt-next   that seed and machine-id: boot() credits the seed before
+#                  the gate runs
 #
 # Usage: busybox-tier.sh [--build-dir DIR] [--work-dir DIR] [--musl]
-#   --musl: link the binaries with musl-gcc (as OpenWrt does) instead of
-#           glibc's libc.a; musl-gcc gets the kernel's UAPI headers only.
+#   default: the binaries linked statically against glibc's libc.a, as two
+#            programs with the default build options
+#   --musl:  the binaries built as the OpenWrt package builds them: the
+#            CMake options and compiler and linker flags of
+#            packaging/openwrt/Makefile (one multi-call binary with
+#            entropy-seed a link to it, the seed directory under /etc, -Os,
+#            sections garbage-collected), linked dynamically against musl,
+#            whose loader the initramfs carries; musl-gcc gets the kernel's
+#            UAPI headers only.
 # Exit: 0 pass, 1 fail, 77 skipped (not root, or no qemu even after apt-get).
 
 source "$(dirname "$0")/lib.sh"
@@ -33,12 +51,24 @@ work=${work:-$build_dir/vm-busybox$( [ "$musl" = 1 ] && echo -musl)}
 vm_setup qemu kernel busybox cpio kmod build
 tier_start=$(date +%s)
 
-# The binaries, static (glibc's libc.a is fine for two libc-only programs),
-# from a build of their own: the caller's build may carry sanitizers.
-vm_log "building static binaries in $work/static"
+# The OpenWrt package: its Makefile and files.
+owrt=$EG_SOURCE_DIR/packaging/openwrt
+# The words of a Makefile assignment to $1 ("NAME +=" or "NAME :="), with
+# its continuation lines, that are plain options (no make variables).
+owrt_words() {
+    awk -v name="$1" '
+        !go && $1 == name && ($2 == ":=" || $2 == "+=") { go = 1; sub(/^[^=]*=/, "") }
+        go { more = sub(/\\$/, ""); print; if (!more) exit }' "$owrt/Makefile" |
+        tr ' \t' '\n\n' | grep -E '^-[A-Za-z]' | grep -v -e '\$' -e '%'
+}
+
+# The binaries from a build of their own (the caller's build may carry
+# sanitizers): static against glibc's libc.a with the default options, or
+# (--musl) as the OpenWrt package builds them.
 rm -rf "$work/root" "$work/boot"
 mkdir -p "$work/root" "$work/boot"
 cc_env=()
+build_opts=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DENTROPY_GATE_STATIC=ON -DENTROPY_GATE_CTL=OFF -DENTROPY_GATE_TESTS=OFF)
 if [ "$musl" = 1 ]; then
     vm_install_deps musl
     command -v musl-gcc >/dev/null || vm_die "musl-gcc is missing (apt-get install musl-tools)"
@@ -49,40 +79,82 @@ if [ "$musl" = 1 ]; then
     ln -sfn /usr/include/linux "$kh/linux"
     ln -sfn /usr/include/asm-generic "$kh/asm-generic"
     ln -sfn "/usr/include/$(gcc -dumpmachine)/asm" "$kh/asm"
-    cc_env=(CC=musl-gcc "CFLAGS=-isystem $kh")
+    # What the Makefile gives CMake and the compiler; OpenWrt's cmake.mk
+    # builds Release with no optimization of CMake's own (-DNDEBUG only).
+    mapfile -t owrt_opts < <(owrt_words CMAKE_OPTIONS)
+    owrt_cflags=$(owrt_words TARGET_CFLAGS | tr '\n' ' ')
+    owrt_ldflags=$(owrt_words TARGET_LDFLAGS | tr '\n' ' ')
+    printf '%s\n' "${owrt_opts[@]}" | grep -x -- '-DENTROPY_GATE_MULTICALL=ON' >/dev/null ||
+        vm_die "no -DENTROPY_GATE_MULTICALL=ON among the CMAKE_OPTIONS read from $owrt/Makefile: ${owrt_opts[*]}"
+    owrt_state=$(printf '%s\n' "${owrt_opts[@]}" | sed -n 's/^-DENTROPY_GATE_STATE_DIR=//p')
+    vm_log "OpenWrt build: ${owrt_opts[*]}; CFLAGS $owrt_cflags; LDFLAGS $owrt_ldflags"
+    cc_env=(CC=musl-gcc "CFLAGS=-isystem $kh $owrt_cflags" "LDFLAGS=$owrt_ldflags")
+    build_opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE=-DNDEBUG "${owrt_opts[@]}")
     rm -rf "$work/static"
 fi
-env "${cc_env[@]}" cmake -S "$EG_SOURCE_DIR" -B "$work/static" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_INSTALL_PREFIX=/usr -DENTROPY_GATE_STATIC=ON -DENTROPY_GATE_CTL=OFF \
-    -DENTROPY_GATE_TESTS=OFF >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log" >&2; vm_die "cmake configure failed"; }
+vm_log "building the binaries in $work/static"
+env "${cc_env[@]}" cmake -S "$EG_SOURCE_DIR" -B "$work/static" -DCMAKE_INSTALL_PREFIX=/usr "${build_opts[@]}" \
+    >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log" >&2; vm_die "cmake configure failed"; }
 cmake --build "$work/static" -j"$(nproc)" >>"$work/cmake.log" 2>&1 || { tail -n 40 "$work/cmake.log" >&2; vm_die "build failed"; }
 DESTDIR=$work/root cmake --install "$work/static" >>"$work/cmake.log" 2>&1 || vm_die "install failed"
-for b in entropy-gate entropy-seed; do
-    [ -x "$work/root/usr/sbin/$b" ] || vm_die "$b was not built/installed"
-    if LC_ALL=C ldd "$work/root/usr/sbin/$b" >/dev/null 2>&1; then
-        vm_die "$b is not statically linked"
-    fi
-done
+# What goes on the device: the programs as the package installs them, its
+# configuration and its init script.
+pkg=$work/pkg
+rm -rf "$pkg"
+mkdir -p "$pkg/usr/sbin" "$pkg/etc/init.d" "$pkg/etc/rc.d"
+if [ "$musl" = 1 ]; then
+    # Package/entropy-gate/install: the multi-call binary, entropy-seed a
+    # link to it.
+    install -m 0755 "$work/root/usr/sbin/entropy-gate" "$pkg/usr/sbin/"
+    ln -s entropy-gate "$pkg/usr/sbin/entropy-seed"
+    interp=$(readelf -l "$pkg/usr/sbin/entropy-gate" | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+    needed=$(readelf -d "$pkg/usr/sbin/entropy-gate" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | tr '\n' ' ')
+    vm_check build.openwrt-layout "musl: one dynamically linked program, entropy-seed a link to it (interpreter ${interp:-none}; needs ${needed:-nothing}; $(ls -l "$work/root/usr/sbin" | awk 'NR > 1 { print $NF == $9 ? $9 : $9 "->" $NF }' | tr '\n' ' '))" \
+        test -n "$interp" -a "$needed" = "libc.so " -a -L "$work/root/usr/sbin/entropy-seed" \
+        -a "$(readlink "$work/root/usr/sbin/entropy-seed")" = entropy-gate
+    vm_check build.openwrt-state-dir "musl: the seed directory built in is the package's (${owrt_state:-none}; the init script makes /etc/entropy-gate)" \
+        eval 'test "$owrt_state" = /etc/entropy-gate && strings "$pkg/usr/sbin/entropy-gate" | grep -x /etc/entropy-gate >/dev/null'
+    install -d "$pkg$(dirname "$interp")"
+    cp -L "$interp" "$pkg$interp" || vm_die "no musl loader $interp on the host (apt-get install musl)"
+else
+    for b in entropy-gate entropy-seed; do
+        [ -x "$work/root/usr/sbin/$b" ] || vm_die "$b was not built/installed"
+        if LC_ALL=C ldd "$work/root/usr/sbin/$b" >/dev/null 2>&1; then
+            vm_die "$b is not statically linked"
+        fi
+        install -m 0755 "$work/root/usr/sbin/$b" "$pkg/usr/sbin/"
+    done
+fi
+install -m 0755 "$owrt/files/entropy-gate.init" "$pkg/etc/init.d/entropy-gate"
+install -m 0644 "$owrt/files/entropy-gate.conf" "$pkg/etc/entropy-gate.conf"
+install -m 0755 "$EG_VM_DIR/guest/rc.common" "$pkg/etc/rc.common"
+seed_dir=$(sed -n 's/^Directory=//p' "$owrt/files/entropy-gate.conf")
+[ "$seed_dir" = /etc/entropy-gate ] || vm_die "the package's entropy-gate.conf keeps the seed in '$seed_dir', the guest looks in /etc/entropy-gate"
+owrt_start=$(sed -n 's/^START=//p' "$owrt/files/entropy-gate.init")
+owrt_stop=$(sed -n 's/^STOP=//p' "$owrt/files/entropy-gate.init")
 
 kdir=$(vm_kernel_cache) && base=$(vm_busybox_base) || vm_die "could not prepare the kernel or the initramfs"
 vm_guest_tools "$work/guest-tools"
 machine_id=$(vm_new_machine_id)
 vm_log "kernel $(cat "$kdir/version"), guest machine-id $machine_id"
 
-# boot NAME [SEED_FILE]: the base cpio plus an overlay with /init, the
-# binaries, the probe, /etc/machine-id and optionally a seed; sets $log.
+# boot NAME [SEED_FILE [MACHINE_ID]]: the base cpio plus an overlay with
+# /init, the package's files, the probe, /etc/machine-id (this tier's, or
+# MACHINE_ID; none for "none") and optionally a seed; sets $log.
 boot() {
-    local name=$1 seed=${2:-} ov=$work/boot/$1-overlay
+    local name=$1 seed=${2:-} mid=${3:-$machine_id} ov=$work/boot/$1-overlay
     rm -rf "$ov"
-    mkdir -p "$ov/usr/sbin" "$ov/usr/libexec" "$ov/etc"
+    mkdir -p "$ov/usr/libexec"
+    cp -a "$pkg/." "$ov/"
     install -m 0755 "$EG_VM_DIR/guest/busybox-init.sh" "$ov/init"
-    install -m 0755 "$work/root/usr/sbin/entropy-gate" "$work/root/usr/sbin/entropy-seed" "$ov/usr/sbin/"
     install -m 0755 "$work/guest-tools/eg-vm-probe" "$ov/usr/libexec/"
-    echo "$machine_id" >"$ov/etc/machine-id"
-    chmod 0444 "$ov/etc/machine-id"
+    if [ "$mid" != none ]; then
+        echo "$mid" >"$ov/etc/machine-id"
+        chmod 0444 "$ov/etc/machine-id"
+    fi
     if [ -n "$seed" ]; then
-        install -d -m 0700 "$ov/var/lib/entropy-gate"
-        install -m 0600 "$seed" "$ov/var/lib/entropy-gate/seed"
+        install -d -m 0700 "$ov$seed_dir"
+        install -m 0600 "$seed" "$ov$seed_dir/seed"
     fi
     vm_cpio "$ov" "$work/boot/$name-overlay.cpio"
     cat "$base" "$work/boot/$name-overlay.cpio" >"$work/boot/$name.cpio"
@@ -95,7 +167,7 @@ boot() {
     [ "$(vm_get "$log" done)" = yes ] || ok=false
     vm_check "$name.report" "boot '$name' reported its results" $ok
     $ok || tail -n 40 "$log" >&2
-    eval "boot_s_$name=$EG_VM_LAST_BOOT_S"
+    eval "boot_s_${name//-/_}=$EG_VM_LAST_BOOT_S"
     grep -a 'EGVM-LOG:' "$log" | sed 's/^.*EGVM-LOG:/[guest] /' >&2 || true
 }
 
@@ -198,7 +270,47 @@ vm_check readyfd.ready-when-told "readyfd: the pool was initialized when the sup
     probe_is supervisor yes
 vm_check readyfd.cold-at-start "readyfd: the gate was not ready at start" test "$(vm_get "$log" gate.READY_AT_START)" = no
 
+# ---- (e) openwrt-first: a fresh device boots through the package's init script
+boot openwrt-first "" none
+check_cold_start openwrt-first
+vm_check openwrt-first.enabled "openwrt-first: enabling the init script linked S${owrt_start}/K${owrt_stop} in /etc/rc.d ($(vm_get "$log" rc_d))" \
+    test "$(vm_get "$log" enable_rc)" = 0 -a "$(vm_get "$log" rc_d)" = "K${owrt_stop}entropy-gate S${owrt_start}entropy-gate "
+vm_check openwrt-first.boot-rc "openwrt-first: rcS boot ran the script's boot() without error (status $(vm_get "$log" boot_rc))" \
+    test "$(vm_get "$log" boot_rc)" = 0
+vm_check openwrt-first.not-credited "openwrt-first: a device with no seed and no machine-id credits nothing (ACTION=$(vm_get "$log" seed.ACTION), REASON=$(vm_get "$log" seed.REASON))" \
+    test "$(vm_get "$log" seed.ACTION)" = not-credited
+vm_check openwrt-first.ready-after-boot "openwrt-first: boot() returned with the pool initialized: what starts after it finds it so (probe 'boot-post': $(probe boot-post); gate OUTCOME=$(vm_get "$log" gate.OUTCOME) READY_AT_START=$(vm_get "$log" gate.READY_AT_START))" \
+    eval 'probe_is boot-post yes && test "$(vm_get "$log" gate.OUTCOME)" = ready'
+first_mid=$(vm_get "$log" machine_id)
+vm_check openwrt-first.machine-id "openwrt-first: boot() made /etc/machine-id (before: $(vm_get "$log" machine_id_before), after: $first_mid)" \
+    eval 'test "$(vm_get "$log" machine_id_before)" = none && [[ $first_mid =~ ^[0-9a-f]{32}$ ]]'
+vm_check openwrt-first.saved-at-stop "openwrt-first: rcS shutdown ran stop(), which saved a new seed in $seed_dir (status $(vm_get "$log" shutdown_rc); seed after boot $(vm_get "$log" seed_sha_boot | cut -c1-12), after stop $(vm_get "$log" seed_sha | cut -c1-12); modes $(vm_get "$log" seed_stat))" \
+    test "$(vm_get "$log" shutdown_rc)" = 0 -a -n "$(vm_get "$log" seed_sha)" \
+    -a "$(vm_get "$log" seed_sha)" != "$(vm_get "$log" seed_sha_boot)" -a "$(vm_get "$log" seed_stat)" = "700 0 600 0 "
+vm_get "$log" seed_b64 | base64 -d >"$work/boot/openwrt-seed" 2>/dev/null || true
+owrt_sha=$(sha256sum "$work/boot/openwrt-seed" | cut -d' ' -f1)
+vm_check openwrt-first.seed-transferred "openwrt-first: the saved seed came back intact over the serial port" \
+    test -s "$work/boot/openwrt-seed" -a "$owrt_sha" = "$(vm_get "$log" seed_sha)"
+
+# ---- (f) openwrt-next: the same device's next boot
+boot openwrt-next "$work/boot/openwrt-seed" "$first_mid"
+check_cold_start openwrt-next
+vm_check openwrt-next.found "openwrt-next: the guest found the seed stop() saved" test "$(vm_get "$log" seed_sha_before)" = "$owrt_sha"
+vm_check openwrt-next.boot-rc "openwrt-next: rcS boot ran boot() without error (status $(vm_get "$log" boot_rc))" \
+    test "$(vm_get "$log" boot_rc)" = 0
+vm_check openwrt-next.cold-before-boot "openwrt-next: the pool was not initialized right before rcS boot (probe 'boot-pre': $(probe boot-pre))" \
+    probe_is boot-pre no
+vm_check openwrt-next.credited "openwrt-next: boot() credited the seed (ACTION=$(vm_get "$log" seed.ACTION), BITS=$(vm_get "$log" seed.BITS), REASON=$(vm_get "$log" seed.REASON))" \
+    test "$(vm_get "$log" seed.ACTION)" = credited -a "$(vm_get "$log" seed.BITS)" -ge 256
+vm_check openwrt-next.ready-at-start "openwrt-next: the gate, run by boot() after the load, found the pool ready (READY_AT_START=$(vm_get "$log" gate.READY_AT_START), waited $(vm_get "$log" gate.WAITED_USEC) us)" \
+    test "$(vm_get "$log" gate.READY_AT_START)" = yes -a "$(vm_get "$log" gate.WAITED_USEC)" -lt 100000
+vm_check openwrt-next.machine-id-kept "openwrt-next: the device kept its machine-id ($(vm_get "$log" machine_id))" \
+    test "$(vm_get "$log" machine_id)" = "$first_mid"
+vm_check openwrt-next.saved-at-stop "openwrt-next: stop() saved a new seed again (status $(vm_get "$log" shutdown_rc))" \
+    test "$(vm_get "$log" shutdown_rc)" = 0 -a -n "$(vm_get "$log" seed_sha)" -a "$(vm_get "$log" seed_sha)" != "$(vm_get "$log" seed_sha_boot)"
+
 tier_s=$(( $(date +%s) - tier_start ))
 vm_log "busybox tier: gate wait cold ${cold_wait:-?} us, with credited seed ${seed_wait:-?} us;" \
-    "boots: timeout ${boot_s_timeout:-?}s cold ${boot_s_cold:-?}s seed ${boot_s_seed:-?}s readyfd ${boot_s_readyfd:-?}s; tier ${tier_s}s"
+    "boots: timeout ${boot_s_timeout:-?}s cold ${boot_s_cold:-?}s seed ${boot_s_seed:-?}s readyfd ${boot_s_readyfd:-?}s" \
+    "openwrt-first ${boot_s_openwrt_first:-?}s openwrt-next ${boot_s_openwrt_next:-?}s; tier ${tier_s}s"
 vm_finish

@@ -32,7 +32,10 @@ runstate() {   # runstate NAME: report every KEY=VALUE of /run/entropy-gate/NAME
         say "$1.${line%%=*}" "${line#*=}"
     done <"/run/entropy-gate/$1"
 }
-seed_sha() { sha256sum /var/lib/entropy-gate/seed 2>/dev/null | cut -d' ' -f1; }
+# The seed directory of the OpenWrt package (its /etc/entropy-gate.conf,
+# which every boot of this tier carries, says Directory=).
+seed_dir=/etc/entropy-gate
+seed_sha() { sha256sum "$seed_dir/seed" 2>/dev/null | cut -d' ' -f1; }
 
 scenario=$(sed -n 's/.*eg\.scenario=\([^ ]*\).*/\1/p' /proc/cmdline)
 mark "init started, scenario $scenario"
@@ -58,12 +61,12 @@ cold)
     wait $watcher
     dump gate /run/gate.err
     runstate gate
-    mkdir -p -m 0700 /var/lib/entropy-gate
+    mkdir -p -m 0700 "$seed_dir"
     entropy-seed save 2>/run/save.err
     say save_rc $?
     dump save /run/save.err
     say seed_sha "$(seed_sha)"
-    say seed_b64 "$(base64 -w 0 /var/lib/entropy-gate/seed 2>/dev/null)"
+    say seed_b64 "$(base64 -w 0 "$seed_dir/seed" 2>/dev/null)"
     ;;
 seed)
     # (b) The seed saved by the cold boot, bound to this machine-id, is
@@ -109,6 +112,48 @@ readyfd)
     say gate_rc $?
     dump gate /run/gate.err
     runstate gate
+    ;;
+openwrt-first|openwrt-next)
+    # OpenWrt's own sequence with the package's init script: installing the
+    # package enables it (/etc/rc.d links from START and STOP); procd's rcS
+    # runs "/etc/rc.d/S* boot" at boot and "/etc/rc.d/K* shutdown" at
+    # shutdown, each through /etc/rc.common. The script's boot() loads the
+    # seed and runs the gate synchronously, so the probe right after rcS
+    # boot says whether what starts next finds the pool initialized; its
+    # stop() saves the seed the next boot credits. openwrt-first is a fresh
+    # device (no seed, no /etc/machine-id: boot() makes one after the gate);
+    # openwrt-next carries the seed and machine-id the first one left.
+    say machine_id_before "$(cat /etc/machine-id 2>/dev/null || echo none)"
+    say seed_sha_before "$(seed_sha)"
+    /etc/init.d/entropy-gate enable 2>/run/enable.err
+    say enable_rc $?
+    dump enable /run/enable.err
+    say rc_d "$(ls /etc/rc.d 2>/dev/null | tr '\n' ' ')"
+    $probe boot-pre
+    mark "rcS boot"
+    rc=0
+    for s in /etc/rc.d/S*; do
+        "$s" boot 2>>/run/boot.err || rc=$?
+    done
+    $probe boot-post
+    mark "rcS boot done"
+    say boot_rc $rc
+    dump boot /run/boot.err
+    runstate seed
+    runstate gate
+    say machine_id "$(cat /etc/machine-id 2>/dev/null || echo none)"
+    say seed_sha_boot "$(seed_sha)"
+    mark "rcS shutdown"
+    rc=0
+    for k in /etc/rc.d/K*; do
+        "$k" shutdown 2>>/run/shutdown.err || rc=$?
+    done
+    mark "rcS shutdown done"
+    say shutdown_rc $rc
+    dump shutdown /run/shutdown.err
+    say seed_sha "$(seed_sha)"
+    say seed_stat "$(stat -c '%a %u' "$seed_dir" "$seed_dir/seed" 2>/dev/null | tr '\n' ' ')"
+    say seed_b64 "$(base64 -w 0 "$seed_dir/seed" 2>/dev/null)"
     ;;
 timeout)
     # (d) A cold pool takes about a second even while the gate blocks in
