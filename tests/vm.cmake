@@ -27,9 +27,10 @@ add_test(NAME vm-crash
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vm/crash-tier.sh --build-dir ${CMAKE_BINARY_DIR})
 set_tests_properties(vm-crash PROPERTIES
   LABELS "vm;vm-crash" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK eg-vm-cache TIMEOUT 2400)
-# Cold caches: the busybox tier builds in seconds and boots 4 times (~1 min);
-# the systemd tier debootstraps once (~1.5 min) and boots 6 times (20-30 s
-# each); the crash tier boots 28 times, most of them cut short (~10 min).
+# Cold caches: the busybox tier builds in seconds and boots 6 times (~1 min);
+# the systemd tier debootstraps once (~1.5 min), builds the .debs twice
+# (~1 min) and boots 9 times (20-30 s each); the crash tier boots 28 times,
+# most of them cut short (~10 min).
 set_tests_properties(vm-busybox PROPERTIES TIMEOUT 900)
 set_tests_properties(vm-systemd PROPERTIES TIMEOUT 1800)
 # The initrd tier debootstraps its own image with initramfs-tools (~2 min),
