@@ -34,5 +34,6 @@ set_tests_properties(vm-crash PROPERTIES
 set_tests_properties(vm-busybox PROPERTIES TIMEOUT 900)
 set_tests_properties(vm-systemd PROPERTIES TIMEOUT 1800)
 # The initrd tier debootstraps its own image with initramfs-tools (~2 min),
-# runs update-initramfs in it and boots twice through that initrd.
+# installs the .debs (built by the systemd tier before it, or now), runs
+# update-initramfs in it and boots twice through that initrd.
 set_tests_properties(vm-initrd PROPERTIES TIMEOUT 1800)

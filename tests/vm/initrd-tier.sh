@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The initrd tier: a debootstrapped Debian 12 image with initramfs-tools and
-# the project installed; its initrd is built inside the image by Debian's own
-# update-initramfs with our hook and boot script, and Debian's kernel boots
-# through it, cold, under TCG. Boots:
+# the project's entropy-gate and entropy-gate-initramfs packages installed
+# with dpkg -i (the .debs of the commit under test, as the systemd tier gets
+# them); its initrd is built inside the image by Debian's own
+# update-initramfs with the package's hook and boot script, and Debian's
+# kernel boots through it, cold, under TCG. Boots:
 #   cold        no credential: the gate runs in the initrd on a cold pool and
 #               blocks until the kernel initializes it, before switch-root
 #   credential  a seed as the fw_cfg system credential and
@@ -86,17 +88,19 @@ vm_initrd_rootfs() {
     echo "$dir/rootfs"
 }
 
-# ---------------------------------------------------------------- build
+# ---------------------------------------------------------------- packages
 
-vm_log "building the project in $work/dist"
 rm -rf "$work/rootfs" "$work/boot"
 mkdir -p "$work/boot"
-cmake -S "$EG_SOURCE_DIR" -B "$work/dist" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_INSTALL_SYSCONFDIR=/etc -DENTROPY_GATE_TESTS=OFF \
-    -DENTROPY_GATE_CTL=OFF >"$work/cmake.log" 2>&1 ||
-    { cat "$work/cmake.log" >&2; vm_die "cmake configure failed"; }
-nice cmake --build "$work/dist" -j2 >>"$work/cmake.log" 2>&1 ||
-    { tail -n 40 "$work/cmake.log" >&2; vm_die "build failed"; }
+: >"$work/dpkg.log"
+deb_commit=$(vm_deb_commit) || exit 1
+deb_v1=$(vm_deb_version "$deb_commit")
+deb_dir=$(vm_deb_build "$deb_commit" "") || vm_die "could not build the .debs"
+debs=("entropy-gate_${deb_v1}_amd64.deb" "entropy-gate-initramfs_${deb_v1}_all.deb")
+for f in "${debs[@]}"; do
+    [ -e "$deb_dir/$f" ] || vm_die "packaging/build-deb made no $f"
+done
+vm_log "packages of commit ${deb_commit:0:12}: ${debs[*]}"
 
 kver=$(vm_kernel_version)
 kdir=$(vm_kernel_cache) && base_rootfs=$(vm_initrd_rootfs) || vm_die "could not prepare the kernel or image"
@@ -105,21 +109,25 @@ kdir=$(vm_kernel_cache) && base_rootfs=$(vm_initrd_rootfs) || vm_die "could not 
 vm_log "assembling the image"
 cp -a "$base_rootfs" "$work/rootfs"
 root=$work/rootfs
-DESTDIR=$root cmake --install "$work/dist" >>"$work/cmake.log" 2>&1 || vm_die "cmake --install failed"
-[ -x "$root/usr/share/initramfs-tools/hooks/entropy-gate" ] || vm_die "the initramfs-tools hook was not installed"
 # The initrd credits the credential it is handed (there is no seed
-# directory there to remember it in).
-printf '[Seed]\nCreditCredentialWithoutMemory=yes\n' >"$root/etc/entropy-gate.conf"
+# directory there to remember it in): a drop-in, beside the package's
+# conffile.
+install -d "$root/etc/entropy-gate.conf.d"
+printf '[Seed]\nCreditCredentialWithoutMemory=yes\n' >"$root/etc/entropy-gate.conf.d/eg-vm.conf"
 install -m 0755 "$EG_VM_DIR/guest/eg-initrd-report.sh" "$root/usr/local/sbin/eg-initrd-report"
 install -m 0644 "$EG_VM_DIR/guest/eg-initrd-report.service" "$root/etc/systemd/system/"
-chroot "$root" systemctl enable entropy-seed.service eg-initrd-report.service >>"$work/cmake.log" 2>&1 ||
-    { tail -n 20 "$work/cmake.log" >&2; vm_die "systemctl enable failed in the image"; }
+chroot "$root" systemctl enable eg-initrd-report.service >>"$work/dpkg.log" 2>&1 ||
+    { tail -n 20 "$work/dpkg.log" >&2; vm_die "systemctl enable failed in the image"; }
 vm_new_machine_id >"$root/etc/machine-id"
+mkdir -p "$root/var/cache/eg-vm/install"
+for f in "${debs[@]}"; do cp "$deb_dir/$f" "$root/var/cache/eg-vm/install/"; done
 
-# update-initramfs inside the image, as a Debian system runs it after a
-# kernel or package installation, with the booted kernel's modules lent
-# read-only; in a private mount namespace, so nothing stays mounted.
-vm_log "update-initramfs in the image for $kver"
+# The packages, then update-initramfs inside the image, as a Debian system
+# runs them: dpkg -i (the initramfs package's postinst activates
+# initramfs-tools' trigger, which runs in the same dpkg call), then the
+# initrd for the booted kernel, whose modules are lent read-only; in a
+# private mount namespace, so nothing stays mounted.
+vm_log "dpkg -i and update-initramfs in the image for $kver"
 mkdir -p "$root/lib/modules/$kver" "$root/boot"
 # mkinitramfs reads the kernel's configuration (which compressions it unpacks).
 cp "/boot/config-$kver" "$root/boot/" || vm_die "no /boot/config-$kver"
@@ -131,9 +139,16 @@ unshare -m sh -c '
     mount -t proc proc "$root/proc"
     mount -t sysfs sysfs "$root/sys"
     mount --bind /dev "$root/dev"
+    chroot "$root" sh -c "DEBIAN_FRONTEND=noninteractive dpkg -i /var/cache/eg-vm/install/*.deb"
     chroot "$root" update-initramfs -c -k "$kver"
 ' sh "$root" "$kver" >"$work/update-initramfs.log" 2>&1 ||
-    { cat "$work/update-initramfs.log" >&2; vm_die "update-initramfs failed in the image"; }
+    { cat "$work/update-initramfs.log" >&2; vm_die "dpkg -i or update-initramfs failed in the image"; }
+rm -rf "$root/var/cache/eg-vm"
+vm_check image.packages "dpkg installed $(chroot "$root" dpkg-query -W -f='${Package} ${Version} ${db:Status-Abbrev}; ' entropy-gate entropy-gate-initramfs 2>&1)" \
+    eval '[ "$(chroot "$root" dpkg-query -W -f="\${db:Status-Abbrev}" entropy-gate entropy-gate-initramfs 2>/dev/null)" = "ii ii " ]'
+vm_check image.seed-enabled "the package enabled entropy-seed.service in the image" \
+    test -L "$root/etc/systemd/system/sysinit.target.wants/entropy-seed.service"
+[ -x "$root/usr/share/initramfs-tools/hooks/entropy-gate" ] || vm_die "the initramfs-tools hook was not installed"
 cp "$root/boot/initrd.img-$kver" "$work/boot/initrd.img"
 lsinitramfs "$work/boot/initrd.img" >"$work/boot/initrd.list"
 vm_log "initrd: $(stat -c %s "$work/boot/initrd.img") bytes; ours: $(grep -E 'entropy' "$work/boot/initrd.list" | tr '\n' ' ')"
