@@ -4,15 +4,18 @@
 #
 # On a Debian 12 machine, as root: installs what it needs with apt-get
 # (qemu, Debian's kernel, busybox, debootstrap, the build tools), builds the
-# project, debootstraps a small Debian 12 image (cached after the first run),
-# installs the project into it and boots it twice, cold, under qemu's TCG
-# emulator with the CPU and boot loader distrusted and no RNG device:
+# project's Debian packages from the checkout's last commit, debootstraps a
+# small Debian 12 image (cached after the first run), installs the packages
+# into it and boots it twice, cold, under qemu's TCG emulator with the CPU
+# and boot loader distrusted and no RNG device:
 #
 #   boot 1: no seed yet. The kernel's pool is cold; entropy-ready.target and a
 #           consumer unit ordered after it wait for "crng init done". At
 #           shutdown entropy-seed saves a seed.
-#   boot 2: entropy-seed credits that seed at once, so the pool is ready
-#           before the gate starts and the gate releases the boot at once.
+#   boot 2: entropy-seed credits that seed at once (and a seed the VM hands
+#           over as an SMBIOS credential), so the pool is ready before the
+#           gate starts and the gate releases the boot at once; later in the
+#           boot the packages are upgraded, which restarts nothing.
 #
 # It prints the checks as they run and, for each boot, a timeline in seconds
 # since the kernel started. Usage: tests/vm/demo.sh [--build-dir DIR]

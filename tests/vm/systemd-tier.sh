@@ -222,16 +222,18 @@ check_gate_claim() {
 # printk clock, the rest the guest's monotonic/boottime clock; close events
 # from the two may appear swapped.
 timeline() {
-    local r=$1 title=$2 seedmsg gatemsg
+    local r=$1 title=$2 seedmsg credmsg gatemsg
     facts "$r"
-    seedmsg=$(grep -m1 -E 'entropy-seed\[[0-9]+\]: .*(credit|Credit)' "$r/journal.txt" | sed 's/^.*entropy-seed\[[0-9]*\]: //')
+    seedmsg=$(grep -m1 -E "$seed_verdict_re" "$r/journal.txt" | sed 's/^.*entropy-seed\[[0-9]*\]: //')
+    credmsg=$(grep -m1 -E "$cred_verdict_re" "$r/journal.txt" | sed 's/^.*entropy-seed\[[0-9]*\]: //')
     gatemsg=$(prop "$r" entropy-gate.service StatusText)
     printf '\n%s\n' "$title"
     {
         printf '%s\t%s\n' 0.000000 "kernel started ($(sed -n 's/.*Linux version \([^ ]*\).*/\1/p' "$r/journal.txt" | head -n1))"
         printf '%s\t%s\n' "$(usec_to_s "$(pr "$r" initrd BOOTTIME_USEC)")" "user space started: CRNG initialized? $(pr "$r" initrd READY)"
         printf '%s\t%s\n' "$(jts "$r" 'Starting entropy-seed.service')" "systemd starts entropy-seed.service"
-        [ -n "$seedmsg" ] && printf '%s\t%s\n' "$(jts "$r" 'entropy-seed\[[0-9]+\]: .*(credit|Credit)')" "entropy-seed: $seedmsg"
+        [ -n "$credmsg" ] && printf '%s\t%s\n' "$(jts "$r" "$cred_verdict_re")" "entropy-seed: $credmsg"
+        [ -n "$seedmsg" ] && printf '%s\t%s\n' "$(jts "$r" "$seed_verdict_re")" "entropy-seed: $seedmsg"
         [ -n "$f_pre_t" ] && printf '%s\t%s\n' "$f_pre_t" "systemd starts entropy-gate.service: CRNG initialized? $f_pre (then sets up its sandbox)"
         [ -n "$f_gate_main" ] && printf '%s\t%s\n' "$f_gate_main" "entropy-gate runs: pool $( [ "$(rs "$r" gate READY_AT_START)" = yes ] && echo "already initialized" || echo "not initialized, waiting")"
         local rsw
@@ -254,9 +256,11 @@ cred_b64=$(head -c 48 /dev/urandom | base64 -w 0)
 cred_qemu=(-smbios "type=11,value=io.systemd.credential.binary:entropy-gate.seed=$cred_b64")
 
 # Journal lines of entropy-seed: its one verdict on the seed file per load
-# ("credited N bits from /var/lib/...", "not crediting: ..."), and its
-# credits of the seed file alone.
-seed_verdicts() { grep -cE 'entropy-seed\[[0-9]+\]: (credited [0-9]+ bits from /|not crediting: )' "$1/journal.txt"; }
+# ("credited N bits from /var/lib/...", "not crediting: ..."), its verdict
+# on a credential, and its credits of the seed file alone.
+seed_verdict_re='entropy-seed\[[0-9]+\]: (credited [0-9]+ bits from /|not crediting: )'
+cred_verdict_re='entropy-seed\[[0-9]+\]: (credited [0-9]+ bits from credential|Not crediting credential)'
+seed_verdicts() { grep -cE "$seed_verdict_re" "$1/journal.txt"; }
 seed_credits() { grep -cE 'entropy-seed\[[0-9]+\]: credited [0-9]+ bits from /' "$1/journal.txt"; }
 # A systemd job deleted to break an ordering cycle (not the generator's
 # refusal, which says "ordering cycle" too).
@@ -509,7 +513,7 @@ if [ "$demo" = 0 ]; then
 fi
 
 timeline "$work/boot/boot1" "boot 1: no seed on disk, cold pool"
-timeline "$work/boot/boot2" "boot 2: the seed saved at the end of boot 1"
+timeline "$work/boot/boot2" "boot 2: the seed saved at the end of boot 1, and a seed as the SMBIOS credential"
 printf '\nkernel "crng init done": boot 1 at %s s, boot 2 at %s s; entropy-ready.target: boot 1 at %s s, boot 2 at %s s\n' \
     "${b1_crng:-?}" "${b2_crng:-?}" "${b1_target:-?}" "${b2_target:-?}"
 echo
