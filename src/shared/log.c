@@ -36,7 +36,9 @@ void log_open(const char *program_name, LogTarget target) {
 
         if (program_name)
                 log_program = program_name;
-        log_prefix = stderr_is_journal();
+        /* Found out at the first message: a run that has nothing to say
+         * (the gate on a ready pool) makes no fstat() of stderr. */
+        log_prefix = -1;
         log_kmsg_fd = safe_close(log_kmsg_fd);
         /* As systemd's own generators: SYSTEMD_LOG_TARGET=console keeps
          * messages on the console (stderr), e.g. when run by hand. */
