@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "io-util.h"
 #include "macro.h"
@@ -178,20 +182,52 @@ int read_file_at(int dfd, const char *path, size_t max, ReadFlags flags,
         return r;
 }
 
+/* The temporary name of @name: ".#BASE.new", or with WRITE_UNIQUE_TMP
+ * ".#BASE.XXXXXXXXXXXXXXXX" (@attempt picks another), in @name's directory. */
+static int tmp_name(const char *name, WriteFlags flags, unsigned attempt, char *ret, size_t size) {
+        const char *base = strrchr(name, '/');
+        int dirlen = base ? (int) (base - name + 1) : 0, k;
+
+        base = base ? base + 1 : name;
+        if (flags & WRITE_UNIQUE_TMP) {
+                /* Unique without a system call: the monotonic clock in ns
+                 * (vDSO) and where this process's stack is (ASLR). O_EXCL
+                 * catches the rare collision, and the next attempt takes
+                 * another name. */
+                struct timespec ts = {};
+                uint64_t u;
+
+                (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+                u = (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
+                u ^= (uint64_t) (uintptr_t) &ts;
+                u += (uint64_t) attempt * UINT64_C(0x9e3779b97f4a7c15);
+                k = snprintf(ret, size, "%.*s.#%s.%016" PRIx64, dirlen, name, base, u);
+        } else
+                k = snprintf(ret, size, "%.*s.#%s.new", dirlen, name, base);
+        return k < 0 || (size_t) k >= size ? -ENAMETOOLONG : 0;
+}
+
+#define UNIQUE_TMP_ATTEMPTS 16
+
 int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags) {
         _cleanup_close_ int fd = -EBADF;
-        char tmp[256];
-        int r, k;
+        char tmp[PATH_MAX];
+        unsigned attempt = 0;
+        int r;
 
-        if (flags & WRITE_UNIQUE_TMP)
-                k = snprintf(tmp, sizeof(tmp), ".#%s.%ld", name, (long) getpid());
-        else
-                k = snprintf(tmp, sizeof(tmp), ".#%s.new", name);
-        if (k < 0 || (size_t) k >= sizeof(tmp))
-                return -ENAMETOOLONG;
+        /* A durable write fsyncs @dfd: it must be the directory @name is in. */
+        if ((flags & WRITE_DURABLE) && strchr(name, '/'))
+                return -EINVAL;
 
-        /* O_EXCL: never write into a file someone else created or linked. */
-        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+        for (;;) {
+                r = tmp_name(name, flags, attempt, tmp, sizeof(tmp));
+                if (r < 0)
+                        return r;
+                /* O_EXCL: never write into a file someone else created or linked. */
+                fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+                if (fd >= 0 || errno != EEXIST || !(flags & WRITE_UNIQUE_TMP) || ++attempt >= UNIQUE_TMP_ATTEMPTS)
+                        break;
+        }
         if (fd < 0 && errno == EEXIST && !(flags & WRITE_UNIQUE_TMP)) {
                 /* A leftover from a run killed between create and rename was
                  * never in place: drop it. Only under the caller's lock is the

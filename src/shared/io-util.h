@@ -77,15 +77,17 @@ typedef enum WriteFlags {
         /* fsync the file before the rename and the directory after it: once
          * the call returns, the new content survives a power cut. */
         WRITE_DURABLE = 1 << 0,
-        /* The temporary name carries the pid, for writers that hold no lock;
-         * otherwise it is fixed (".#NAME.new") and a leftover from a killed
-         * run is removed first, which is only safe under a lock. */
+        /* The temporary name is one of this writer's own, for writers that
+         * hold no lock; otherwise it is fixed (".#NAME.new") and a leftover
+         * from a killed run is removed first, which is only safe under a
+         * lock. */
         WRITE_UNIQUE_TMP = 1 << 1,
 } WriteFlags;
 
 /* Replace @name under @dfd with @size bytes of @buf, atomically: a
- * temporary file created O_EXCL|O_NOFOLLOW with @mode, written, renamed over
- * @name. After a crash at any point @name holds the old content or the new,
- * never a mixture. On failure the temporary file is removed and @name is
- * untouched. */
+ * temporary file created O_EXCL|O_NOFOLLOW with @mode next to it, written,
+ * renamed over @name. After a crash at any point @name holds the old
+ * content or the new, never a mixture. On failure the temporary file is
+ * removed and @name is untouched. @name may have directories in it only
+ * without WRITE_DURABLE (-EINVAL), which fsyncs @dfd as @name's directory. */
 int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags);

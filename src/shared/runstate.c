@@ -276,19 +276,24 @@ const char *runstate_dir(void) {
 
 int runstate_write(const char *name, const char *text) {
         const char *dir = runstate_dir();
-        _cleanup_close_ int dfd = -EBADF;
+        char path[PATH_MAX];
+        int r;
 
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        if (dfd < 0 && errno == ENOENT) {
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                        return negative_errno();
-                dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        }
-        if (dfd < 0)
+        if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+                return -ENAMETOOLONG;
+        /* No fsync: /run is tmpfs and this is about this boot only, so no
+         * directory fd either: the record is written by its path, the
+         * directory resolved as /run above it is (both root's; systemd
+         * makes it, RuntimeDirectory=). The temporary file is still created
+         * O_EXCL|O_NOFOLLOW and the rename replaces whatever has the
+         * record's name without following it. Several programs write here,
+         * unlocked: a temporary name of their own. */
+        r = write_file_atomic_at(AT_FDCWD, path, text, strlen(text), 0644, WRITE_UNIQUE_TMP);
+        if (r != -ENOENT)
+                return r;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return negative_errno();
-        /* No fsync: /run is tmpfs and this is about this boot only. Several
-         * programs write here, unlocked: a temporary name of their own. */
-        return write_file_atomic_at(dfd, name, text, strlen(text), 0644, WRITE_UNIQUE_TMP);
+        return write_file_atomic_at(AT_FDCWD, path, text, strlen(text), 0644, WRITE_UNIQUE_TMP);
 }
 
 int runstate_read(const char *name, char **ret) {
