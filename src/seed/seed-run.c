@@ -54,17 +54,47 @@ static const char *skip_reason(int r, size_t max) {
         return strerror(-r);
 }
 
-/* Seeds other tools keep: mixed, never credited, never modified. */
+static size_t dir_length(const char *path) {
+        const char *slash = strrchr(path, '/');
+        return slash ? (size_t) (slash - path) : 0;
+}
+
+static bool same_dir(const char *a, const char *b) {
+        size_t l = dir_length(a);
+        return l == dir_length(b) && strncmp(a, b, l) == 0;
+}
+
+/* Whether the directory of @path (inside the root) does not exist. */
+static bool dir_missing(const char *path) {
+        _cleanup_free_ char *full = NULL;
+
+        if (root_path(path, &full) < 0)
+                return false;
+        full[strlen(full) - strlen(path) + dir_length(path)] = 0;
+        return access(full, F_OK) < 0 && errno == ENOENT;
+}
+
+/* Seeds other tools keep: mixed, never credited, never modified. Where
+ * several are in one directory (SeedRNG's), the directory is looked up
+ * first: on most systems it is not there, and one lookup says so for all
+ * of them. */
 static unsigned mix_legacy_seeds(void) {
+        bool dir_gone = false;
         unsigned n = 0;
 
         for (size_t i = 0; i < legacy_seeds_count; i++) {
                 _cleanup_free_ char *path = NULL;
+                const char *p = legacy_seeds[i].path;
                 char *buf = NULL;
                 size_t size = 0;
                 int r;
 
-                if (root_path(legacy_seeds[i].path, &path) < 0)
+                if (i == 0 || !same_dir(legacy_seeds[i - 1].path, p))
+                        dir_gone = i + 1 < legacy_seeds_count && same_dir(p, legacy_seeds[i + 1].path) &&
+                                dir_missing(p);
+                if (dir_gone)
+                        continue;
+                if (root_path(p, &path) < 0)
                         continue;
                 r = read_file_at(AT_FDCWD, path, LEGACY_SEED_MAX, READ_SECRET, &buf, &size, NULL);
                 if (r == -ENOENT)
