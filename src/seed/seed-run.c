@@ -226,7 +226,7 @@ typedef struct Load {
 } Load;
 
 static void load_done(Load *l) {
-        l->dfd = safe_close(l->dfd);
+        /* l->dfd stays open: the lock goes with the process (seed-run.h). */
         stored_seed_done(&l->old);
         credential_done(&l->cred);
         erase(&l->machine, sizeof(l->machine));
@@ -631,15 +631,15 @@ int seed_load(const SeedOptions *o) {
 }
 
 int seed_save(const SeedOptions *o) {
-        _cleanup_close_ int dfd = -EBADF;
         _cleanup_(stored_seed_done) StoredSeed old = {};
         MachineId m;
         FileStat dst;
         const uint8_t *bytes = NULL;
         size_t size = 0, seed_size = seed_size_for_poolsize(pool_size_bits());
         bool creditable = false, invalid_id;
-        int r;
+        int dfd, r;
 
+        /* Open, and locked until the process exits (seed-run.h). */
         dfd = seed_dir_open_locked(o->seed_dir, SEED_LOCK_TIMEOUT_USEC, &dst);
         if (dfd == -ETIMEDOUT)
                 return log_error_errno(dfd, "Failed to lock seed directory %s: another process has held its lock for %s",
