@@ -263,43 +263,45 @@ static bool first_boot_flag_read(void) {
         return lstat(path, &st) >= 0 || errno != ENOENT;
 }
 
-/* Fill @buf from the kernel without blocking. Returns true only when the
- * bytes came from an initialized CRNG; on failure (logged) @buf is zeroed
- * and only the old seed, if any, carries a secret into the next one, which
- * is then not creditable. */
-static bool fresh_bytes(uint8_t *buf, size_t size) {
-        int r = pool_random_bytes(buf, size);
+/* Fresh kernel bytes for the next seed. */
+typedef struct Fresh {
+        uint8_t bytes[SEED_SIZE_MAX];
+        size_t size;
+        bool initialized;            /* they came from an initialized CRNG */
+} Fresh;
 
+/* Fill @f with @size bytes from the kernel without blocking. On failure
+ * (logged) the bytes are zeroed and only the old seed, if any, carries a
+ * secret into the next one, which is then not creditable. */
+static void fresh_get(Fresh *f, size_t size) {
+        int r = pool_random_bytes(f->bytes, size);
+
+        f->size = size;
+        f->initialized = r > 0;
         if (r < 0) {
                 log_warning_errno(r, "Failed to get random bytes from the kernel, the new seed will not be creditable: %m");
-                erase(buf, size);
-                return false;
+                erase(f->bytes, size);
         }
-        return r > 0;
 }
 
-/* Build and durably write the next seed of @size bytes: derived from the
- * old one (or none), fresh kernel bytes and both clocks (see seed_derive()),
- * bound to this machine. */
-static int write_next_seed(int dfd, const MachineId *m, const uint8_t *old, size_t old_size, size_t size,
+/* Build and durably write the next seed, of @fresh's size: derived from
+ * the old one (or none), @fresh (wiped here) and both clocks (see
+ * seed_derive()), bound to this machine. */
+static int write_next_seed(int dfd, const MachineId *m, const uint8_t *old, size_t old_size, Fresh *fresh,
                            bool want_creditable, bool *ret_creditable) {
         _cleanup_(seed_file_erase) SeedFile next = {};
-        uint8_t fresh[SEED_SIZE_MAX];
-        bool initialized;
         int r;
-
-        initialized = fresh_bytes(fresh, size);
 
         /* Creditable only when derived from a secret this machine alone held,
          * or from an initialized CRNG; never when the machine-id that binds
          * it cannot be read. */
-        next.creditable = seed_replacement_creditable(want_creditable, initialized) &&
+        next.creditable = seed_replacement_creditable(want_creditable, fresh->initialized) &&
                 !machine_id_counts_as_invalid(m);
-        next.seed_size = size;
+        next.seed_size = fresh->size;
         seed_binding_compute(machine_id_get(m), next.binding);
-        r = seed_derive(old, old_size, fresh, size, now_usec(CLOCK_REALTIME), now_usec(CLOCK_BOOTTIME),
-                        next.seed, size);
-        erase(fresh, sizeof(fresh));
+        r = seed_derive(old, old_size, fresh->bytes, fresh->size, now_usec(CLOCK_REALTIME), now_usec(CLOCK_BOOTTIME),
+                        next.seed, fresh->size);
+        erase(fresh, sizeof(*fresh));
         if (r < 0)
                 return r;
         r = stored_seed_write(dfd, &next);
@@ -535,8 +537,14 @@ int seed_load(const SeedOptions *o) {
          * keeps the size of the seed it replaces, which save took from the
          * pool; only without one is the pool asked. */
         size = l.old.parsed ? l.old.file.seed_size : seed_size_for_poolsize(pool_size_bits());
-        r = dir_usable ? write_next_seed(l.dfd, &l.machine, old, old_size, size, seed_credit_rules_2_to_6_hold(&facts),
-                                         &replacement_creditable) : -EBADF;
+        if (dir_usable) {
+                Fresh fresh;
+
+                fresh_get(&fresh, size);
+                r = write_next_seed(l.dfd, &l.machine, old, old_size, &fresh, seed_credit_rules_2_to_6_hold(&facts),
+                                    &replacement_creditable);
+        } else
+                r = -EBADF;
         if (dir_usable && r < 0)
                 load_fail(&l, log_error_errno(r, "Failed to write the replacement seed to %s: %m", l.record.seed_path));
         facts.replacement_durable = r >= 0;
@@ -632,6 +640,7 @@ int seed_load(const SeedOptions *o) {
 
 int seed_save(const SeedOptions *o) {
         _cleanup_(stored_seed_done) StoredSeed old = {};
+        Fresh fresh;
         MachineId m;
         FileStat dst;
         const uint8_t *bytes = NULL;
@@ -648,15 +657,16 @@ int seed_save(const SeedOptions *o) {
                 return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir);
 
         machine_id_read(&m);
-        /* While the CRNG is not initialized the fresh bytes may be guessable:
-         * chain them with the old seed, which keeps whatever secret it had.
-         * Reading it costs nothing when the pool is ready, so always do. */
-        if (pool_probe_ready() <= 0) {
+        /* Bytes from an initialized CRNG are all the next seed needs. Fresh
+         * bytes got while it is not initialized may be guessable: chain them
+         * with the old seed, which keeps whatever secret it had. */
+        fresh_get(&fresh, seed_size);
+        if (!fresh.initialized) {
                 stored_seed_read(dfd, &old);
                 bytes = stored_seed_bytes(&old, &size);
         }
         invalid_id = machine_id_counts_as_invalid(&m);
-        r = write_next_seed(dfd, &m, bytes, size, seed_size, false, &creditable);
+        r = write_next_seed(dfd, &m, bytes, size, &fresh, false, &creditable);
         erase(&m, sizeof(m));
         if (r < 0)
                 return log_error_errno(r, "Failed to save a new seed to %s/%s: %m", o->seed_dir, SEED_FILE_NAME);
@@ -675,6 +685,7 @@ int seed_save(const SeedOptions *o) {
 int seed_provision(const SeedOptions *o) {
         _cleanup_close_ int dfd = -EBADF;
         _cleanup_free_ char *mid_path = NULL, *etc_path = NULL;
+        Fresh fresh;
         MachineId m;
         FileStat dst;
         bool creditable = false;
@@ -715,7 +726,8 @@ int seed_provision(const SeedOptions *o) {
                 return log_error_errno(errno, "Failed to make %s root's with mode 0700: %m", o->seed_dir);
 
         size = seed_size_for_poolsize(pool_size_bits());
-        r = write_next_seed(dfd, &m, NULL, 0, size, false, &creditable);
+        fresh_get(&fresh, size);
+        r = write_next_seed(dfd, &m, NULL, 0, &fresh, false, &creditable);
         if (r < 0)
                 return log_error_errno(r, "Failed to write a seed to %s/%s: %m", o->seed_dir, SEED_FILE_NAME);
         if (!creditable)
