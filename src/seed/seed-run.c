@@ -66,12 +66,13 @@ static bool same_dir(const char *a, const char *b) {
 
 /* Whether the directory of @path (inside the root) does not exist. */
 static bool dir_missing(const char *path) {
-        _cleanup_free_ char *full = NULL;
+        char dir[PATH_MAX];
+        int k;
 
-        if (root_path(path, &full) < 0)
+        k = snprintf(dir, sizeof(dir), "%s%.*s", root_get() ?: "", (int) dir_length(path), path);
+        if (k < 0 || (size_t) k >= sizeof(dir))
                 return false;
-        full[strlen(full) - strlen(path) + dir_length(path)] = 0;
-        return access(full, F_OK) < 0 && errno == ENOENT;
+        return access(dir, F_OK) < 0 && errno == ENOENT;
 }
 
 /* Seeds other tools keep: mixed, never credited, never modified. Where
@@ -83,9 +84,8 @@ static unsigned mix_legacy_seeds(void) {
         unsigned n = 0;
 
         for (size_t i = 0; i < legacy_seeds_count; i++) {
-                _cleanup_free_ char *path = NULL;
-                const char *p = legacy_seeds[i].path;
-                char *buf = NULL;
+                const char *p = legacy_seeds[i].path, *path;
+                char path_buf[PATH_MAX], *buf = NULL;
                 size_t size = 0;
                 int r;
 
@@ -94,7 +94,8 @@ static unsigned mix_legacy_seeds(void) {
                                 dir_missing(p);
                 if (dir_gone)
                         continue;
-                if (root_path(p, &path) < 0)
+                path = root_path_buf(p, path_buf);
+                if (!path)
                         continue;
                 r = read_file_at(AT_FDCWD, path, LEGACY_SEED_MAX, READ_SECRET, &buf, &size, NULL);
                 if (r == -ENOENT)
@@ -255,10 +256,11 @@ static bool machine_id_counts_as_invalid(const MachineId *m) {
 /* The first-boot flag: any doubt (an error other than "does not exist")
  * counts as a first boot; it can only cost a credit, never add a wrong one. */
 static bool first_boot_flag_read(void) {
-        _cleanup_free_ char *path = NULL;
+        char buf[PATH_MAX];
+        const char *path = root_path_buf("/run/systemd/first-boot", buf);
         struct stat st;
 
-        if (root_path("/run/systemd/first-boot", &path) < 0)
+        if (!path)
                 return true;
         return lstat(path, &st) >= 0 || errno != ENOENT;
 }

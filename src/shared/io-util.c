@@ -90,8 +90,7 @@ void erase_free(void *p, size_t size) {
         free(p);
 }
 
-int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size) {
-        char *buf;
+int read_fd_bounded_stat_into(int fd, const FileStat *st, size_t max, ReadFlags flags, char *buf, size_t *ret_size) {
         ssize_t n;
 
         if (!S_ISREG(st->mode))
@@ -100,9 +99,6 @@ int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags
                 return -EFBIG;
 
         /* One byte more than allowed: the file may have grown after fstat. */
-        buf = malloc(max + 1);
-        if (!buf)
-                return -ENOMEM;
         if (st->size > 0) {
                 /* A regular file with a size: a read that returns less than
                  * asked for has reached the end, so one read() does. (Files
@@ -116,16 +112,33 @@ int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags
                 n = loop_read(fd, buf, max + 1);
         if (n < 0 || (size_t) n > max ||
             ((flags & READ_REFUSE_NUL) && memchr(buf, 0, (size_t) n))) {
-                int r = n < 0 ? (int) n : (size_t) n > max ? -EFBIG : -EBADMSG;
                 if (flags & READ_SECRET)
                         erase(buf, max + 1);
-                free(buf);
-                return r;
+                return n < 0 ? (int) n : (size_t) n > max ? -EFBIG : -EBADMSG;
         }
         if (flags & READ_NUL_TERMINATE)
                 buf[n] = 0;
-        *ret_buf = buf;
         *ret_size = (size_t) n;
+        return 0;
+}
+
+int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size) {
+        char *buf;
+        int r;
+
+        if (!S_ISREG(st->mode))
+                return -EBADFD;
+        if (st->size < 0 || (unsigned long long) st->size > max)
+                return -EFBIG;
+        buf = malloc(max + 1);
+        if (!buf)
+                return -ENOMEM;
+        r = read_fd_bounded_stat_into(fd, st, max, flags, buf, ret_size);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        *ret_buf = buf;
         return 0;
 }
 
@@ -139,28 +152,48 @@ int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t 
         return read_fd_bounded_stat(fd, &fst, max, flags, ret_buf, ret_size);
 }
 
-int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_size) {
+int read_fd_bounded_into(int fd, size_t max, ReadFlags flags, char *buf, size_t *ret_size) {
+        struct stat st;
+        FileStat fst;
+
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        file_stat_from_stat(&st, &fst);
+        return read_fd_bounded_stat_into(fd, &fst, max, flags, buf, ret_size);
+}
+
+int read_virtual_file_into(const char *path, size_t max, char *buf, size_t *ret_size) {
         _cleanup_close_ int fd = -EBADF;
-        char *buf;
         ssize_t n;
 
         fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return negative_errno();
-        buf = malloc(max + 2);
-        if (!buf)
-                return -ENOMEM;
         do
                 n = read(fd, buf, max + 1);
         while (n < 0 && errno == EINTR);
-        if (n < 0 || (size_t) n > max) {
-                int r = n < 0 ? negative_errno() : -EFBIG;
+        if (n < 0)
+                return negative_errno();
+        if ((size_t) n > max)
+                return -EFBIG;
+        buf[n] = 0;
+        *ret_size = (size_t) n;
+        return 0;
+}
+
+int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_size) {
+        char *buf;
+        int r;
+
+        buf = malloc(max + 2);
+        if (!buf)
+                return -ENOMEM;
+        r = read_virtual_file_into(path, max, buf, ret_size);
+        if (r < 0) {
                 free(buf);
                 return r;
         }
-        buf[n] = 0;
         *ret_buf = buf;
-        *ret_size = (size_t) n;
         return 0;
 }
 

@@ -54,11 +54,20 @@ int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t 
 /* The same for a file whose fstat() the caller already has. */
 int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size);
 
+/* Both into the caller's @buf of @max + 1 bytes: the boot path reads its
+ * small files into fixed buffers and never sets up a heap (which costs a
+ * fresh process three system calls and their page faults). */
+int read_fd_bounded_into(int fd, size_t max, ReadFlags flags, char *buf, size_t *ret_size);
+int read_fd_bounded_stat_into(int fd, const FileStat *st, size_t max, ReadFlags flags, char *buf, size_t *ret_size);
+
 /* A kernel's virtual file (/proc, /sys: they report size 0 and hand over
  * their whole small content in one read()), or a test's stand-in for one:
  * not followed, not blocking, at most @max bytes (-EFBIG), one read(), a
  * NUL-terminated buffer. */
 int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_size);
+
+/* The same into the caller's @buf of @max + 2 bytes. */
+int read_virtual_file_into(const char *path, size_t max, char *buf, size_t *ret_size);
 
 /* open_nofollow_at() then read_fd_bounded(): the one way this project reads a
  * file it does not trust (seeds, the machine-id, credentials, configuration,
