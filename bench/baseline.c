@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The least a readiness gate can do on an initialized pool: one zero-length
  * getrandom(GRND_NONBLOCK) probe and one READY=1 datagram to $NOTIFY_SOCKET.
- * gate-ready.sh measures entropy-gate against this. */
+ * bench/run measures entropy-gate against this. */
 #include <stddef.h>
 #include <string.h>
 #include <sys/random.h>

@@ -221,25 +221,43 @@ static void emit(gate_event_t on_event, GateEvent event, usec_t elapsed, void *u
                 on_event(event, elapsed, userdata);
 }
 
+int gate_check_ready(GateResult *ret) {
+        usec_t start = now_usec(CLOCK_BOOTTIME);
+        int r;
+
+        r = pool_probe_ready();
+        if (r < 0)
+                return r;
+        *ret = (GateResult) { .start = start };
+        if (r > 0) {
+                ret->outcome = GATE_OUTCOME_READY;
+                ret->ready_at_start = true;
+                ret->end = start;
+        }
+        return r;
+}
+
 int gate_wait(usec_t timeout, usec_t warn_after, gate_event_t on_event, void *userdata, GateResult *ret) {
-        GateResult res = {};
+        GateResult res;
+        int r;
+
+        /* The common case on the boot path: no handlers, no timer. */
+        r = gate_check_ready(&res);
+        if (r != 0) {
+                if (r > 0)
+                        *ret = res;
+                return MIN(r, 0);
+        }
+        return gate_wait_since(res.start, timeout, warn_after, on_event, userdata, ret);
+}
+
+int gate_wait_since(usec_t start, usec_t timeout, usec_t warn_after, gate_event_t on_event, void *userdata,
+                    GateResult *ret) {
+        GateResult res = { .start = start };
         SignalState old = {};
         usec_t next_tick = GATE_TICK_USEC;
         bool warned = warn_after == USEC_INFINITY;
         int r;
-
-        res.start = now_usec(CLOCK_BOOTTIME);
-        r = pool_probe_ready();
-        if (r < 0)
-                return r;
-        if (r > 0) {
-                /* The common case on the boot path: no handlers, no timer. */
-                res.outcome = GATE_OUTCOME_READY;
-                res.ready_at_start = true;
-                res.end = res.start;
-                *ret = res;
-                return 0;
-        }
 
         /* Only sigaction() on these three signals could fail here, which it
          * does not; should it, what was installed is undone below. */

@@ -76,6 +76,12 @@ typedef struct GateResult {
 
 #define GATE_TICK_USEC USEC_PER_SEC
 
+/* The common case at boot, on its own: 1 and *ret filled (ready at start)
+ * when the CRNG is already initialized; 0 when it is not, with only
+ * ret->start set (hand it to gate_wait_since()); -errno when the pool
+ * cannot be asked. No signals, no timer. */
+int gate_check_ready(GateResult *ret);
+
 /* Wait until the kernel's CRNG is initialized, @timeout passes, or SIGTERM
  * or SIGINT arrives. Blocks in pool_wait_ready() (getrandom(), so kernels
  * >= 5.4 run their jitter entropy generator), woken by a SIGALRM timer
@@ -84,3 +90,9 @@ typedef struct GateResult {
  * cannot be asked (-ENOSYS: no getrandom(2)). Signal dispositions and the
  * timer are restored before returning. */
 int gate_wait(usec_t timeout, usec_t warn_after, gate_event_t on_event, void *userdata, GateResult *ret);
+
+/* gate_wait() for a caller whose gate_check_ready() found the pool not
+ * ready at @start (CLOCK_BOOTTIME): the wait, @timeout and @warn_after
+ * count from then. */
+int gate_wait_since(usec_t start, usec_t timeout, usec_t warn_after, gate_event_t on_event, void *userdata,
+                    GateResult *ret);

@@ -168,6 +168,27 @@ static const char *signal_name(int sig) {
         return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
+/* The common case at boot: the pool was initialized before the gate
+ * started (a credited seed, a CPU or boot loader the kernel trusts). The
+ * configuration only says how to wait, so READY=1 goes out first, before
+ * the heap is set up and three files are looked up, and the configuration
+ * is read after it only to report what is wrong in it. */
+static int run_ready_at_start(const GateArgs *args, const GateResult *res) {
+        Config config;
+        Gate g = { .config = &config };
+        int r, ret;
+
+        r = report_ready(&g, args, "READY=1\nSTATUS=Kernel random pool already initialized at start");
+        ret = r < 0 ? GATE_EXIT_ERROR : GATE_EXIT_READY;
+        r = config_load(&config, log_config_warning, NULL);
+        if (r < 0)
+                log_warning_errno(r, "Failed to load the configuration, ignoring: %m");
+        config_done(&config);
+        write_result(ret == GATE_EXIT_ERROR ? RECORD_OUTCOME_ERROR : RECORD_OUTCOME_READY, res);
+        barrier(&g);
+        return ret;
+}
+
 static int run(const GateArgs *args) {
         Config config;
         Gate g = { .config = &config };
@@ -175,13 +196,18 @@ static int run(const GateArgs *args) {
         char buf[256];
         int r, ret;
 
-        r = load_config(&config, args);
-        if (r < 0) {
+        r = gate_check_ready(&res);
+        if (r > 0)
+                return run_ready_at_start(args, &res);
+
+        /* Not ready (or the pool cannot be asked): the configuration says
+         * how long to wait. */
+        if (load_config(&config, args) < 0) {
                 config_done(&config);
                 return GATE_EXIT_ERROR;
         }
-
-        r = gate_wait(config.timeout, config.warn_after, on_event, &g, &res);
+        if (r == 0)
+                r = gate_wait_since(res.start, config.timeout, config.warn_after, on_event, &g, &res);
         if (r < 0) {
                 if (r == -ENOSYS)
                         log_error("The kernel has no getrandom() system call (Linux < 3.17): "
@@ -256,9 +282,6 @@ int entropy_gate_main(int argc, char *argv[]) {
         char error[256];
 
         log_open("entropy-gate", LOG_TARGET_STDERR);
-        /* A --ready-fd reader that went away is an error to report, not a
-         * reason to die silently. */
-        (void) signal(SIGPIPE, SIG_IGN);
 
         if (gate_parse_argv(argc, argv, &args, error, sizeof(error)) < 0) {
                 log_error("%s", error);
@@ -278,6 +301,11 @@ int entropy_gate_main(int argc, char *argv[]) {
                 log_error("Invalid --ready-fd=%i: not an open file descriptor.", args.ready_fd);
                 return GATE_EXIT_USAGE;
         }
+        /* A --ready-fd reader that went away is an error to report, not a
+         * reason to die silently. (The notification socket needs nothing:
+         * it is sent to with MSG_NOSIGNAL.) */
+        if (args.ready_fd >= 0)
+                (void) signal(SIGPIPE, SIG_IGN);
 
         return run(&args);
 }

@@ -68,8 +68,8 @@ int entropy_seed_main(int argc, char *argv[]) {
                 { "credential-only", no_argument,  NULL, ARG_CREDENTIAL_ONLY },
                 {}
         };
-        _cleanup_free_ char *seed_dir = NULL;
-        const char *arg_seed_dir = NULL, *arg_root = NULL, *arg_machine_id = NULL;
+        char seed_dir_buf[PATH_MAX];
+        const char *seed_dir, *arg_seed_dir = NULL, *arg_root = NULL, *arg_machine_id = NULL;
         bool arg_no_credit = false, arg_credential_only = false;
         const Verb *verb = NULL;
         Config config;
@@ -144,11 +144,15 @@ int entropy_seed_main(int argc, char *argv[]) {
         /* Layers, lowest precedence first: defaults, configuration files,
          * the kernel command line, options. */
         r = config_load(&config, log_config_warning, NULL);
-        if (r >= 0)
-                r = seed_dir_path(arg_seed_dir ?: config.seed_dir, &seed_dir);
         if (r < 0) {
                 config_done(&config);
                 log_error_errno(r, "Out of memory");
+                return EXIT_ERROR;
+        }
+        seed_dir = seed_dir_path_buf(arg_seed_dir ?: config.seed_dir, seed_dir_buf);
+        if (!seed_dir) {
+                log_error("The seed directory %s%s is too long", root_get() ?: "", arg_seed_dir ?: config.seed_dir);
+                config_done(&config);
                 return EXIT_ERROR;
         }
 

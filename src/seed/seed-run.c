@@ -54,17 +54,48 @@ static const char *skip_reason(int r, size_t max) {
         return strerror(-r);
 }
 
-/* Seeds other tools keep: mixed, never credited, never modified. */
+static size_t dir_length(const char *path) {
+        const char *slash = strrchr(path, '/');
+        return slash ? (size_t) (slash - path) : 0;
+}
+
+static bool same_dir(const char *a, const char *b) {
+        size_t l = dir_length(a);
+        return l == dir_length(b) && strncmp(a, b, l) == 0;
+}
+
+/* Whether the directory of @path (inside the root) does not exist. */
+static bool dir_missing(const char *path) {
+        char dir[PATH_MAX];
+        int k;
+
+        k = snprintf(dir, sizeof(dir), "%s%.*s", root_get() ?: "", (int) dir_length(path), path);
+        if (k < 0 || (size_t) k >= sizeof(dir))
+                return false;
+        return access(dir, F_OK) < 0 && errno == ENOENT;
+}
+
+/* Seeds other tools keep: mixed, never credited, never modified. Where
+ * several are in one directory (SeedRNG's), the directory is looked up
+ * first: on most systems it is not there, and one lookup says so for all
+ * of them. */
 static unsigned mix_legacy_seeds(void) {
+        bool dir_gone = false;
         unsigned n = 0;
 
         for (size_t i = 0; i < legacy_seeds_count; i++) {
-                _cleanup_free_ char *path = NULL;
-                char *buf = NULL;
+                const char *p = legacy_seeds[i].path, *path;
+                char path_buf[PATH_MAX], *buf = NULL;
                 size_t size = 0;
                 int r;
 
-                if (root_path(legacy_seeds[i].path, &path) < 0)
+                if (i == 0 || !same_dir(legacy_seeds[i - 1].path, p))
+                        dir_gone = i + 1 < legacy_seeds_count && same_dir(p, legacy_seeds[i + 1].path) &&
+                                dir_missing(p);
+                if (dir_gone)
+                        continue;
+                path = root_path_buf(p, path_buf);
+                if (!path)
                         continue;
                 r = read_file_at(AT_FDCWD, path, LEGACY_SEED_MAX, READ_SECRET, &buf, &size, NULL);
                 if (r == -ENOENT)
@@ -196,7 +227,7 @@ typedef struct Load {
 } Load;
 
 static void load_done(Load *l) {
-        l->dfd = safe_close(l->dfd);
+        /* l->dfd stays open: the lock goes with the process (seed-run.h). */
         stored_seed_done(&l->old);
         credential_done(&l->cred);
         erase(&l->machine, sizeof(l->machine));
@@ -225,51 +256,54 @@ static bool machine_id_counts_as_invalid(const MachineId *m) {
 /* The first-boot flag: any doubt (an error other than "does not exist")
  * counts as a first boot; it can only cost a credit, never add a wrong one. */
 static bool first_boot_flag_read(void) {
-        _cleanup_free_ char *path = NULL;
+        char buf[PATH_MAX];
+        const char *path = root_path_buf("/run/systemd/first-boot", buf);
         struct stat st;
 
-        if (root_path("/run/systemd/first-boot", &path) < 0)
+        if (!path)
                 return true;
         return lstat(path, &st) >= 0 || errno != ENOENT;
 }
 
-/* Fill @buf from the kernel without blocking. Returns true only when the
- * bytes came from an initialized CRNG; on failure (logged) @buf is zeroed
- * and only the old seed, if any, carries a secret into the next one, which
- * is then not creditable. */
-static bool fresh_bytes(uint8_t *buf, size_t size) {
-        int r = pool_random_bytes(buf, size);
+/* Fresh kernel bytes for the next seed. */
+typedef struct Fresh {
+        uint8_t bytes[SEED_SIZE_MAX];
+        size_t size;
+        bool initialized;            /* they came from an initialized CRNG */
+} Fresh;
 
+/* Fill @f with @size bytes from the kernel without blocking. On failure
+ * (logged) the bytes are zeroed and only the old seed, if any, carries a
+ * secret into the next one, which is then not creditable. */
+static void fresh_get(Fresh *f, size_t size) {
+        int r = pool_random_bytes(f->bytes, size);
+
+        f->size = size;
+        f->initialized = r > 0;
         if (r < 0) {
                 log_warning_errno(r, "Failed to get random bytes from the kernel, the new seed will not be creditable: %m");
-                erase(buf, size);
-                return false;
+                erase(f->bytes, size);
         }
-        return r > 0;
 }
 
-/* Build and durably write the next seed of @size bytes: derived from the
- * old one (or none), fresh kernel bytes and both clocks (see seed_derive()),
- * bound to this machine. */
-static int write_next_seed(int dfd, const MachineId *m, const uint8_t *old, size_t old_size, size_t size,
+/* Build and durably write the next seed, of @fresh's size: derived from
+ * the old one (or none), @fresh (wiped here) and both clocks (see
+ * seed_derive()), bound to this machine. */
+static int write_next_seed(int dfd, const MachineId *m, const uint8_t *old, size_t old_size, Fresh *fresh,
                            bool want_creditable, bool *ret_creditable) {
         _cleanup_(seed_file_erase) SeedFile next = {};
-        uint8_t fresh[SEED_SIZE_MAX];
-        bool initialized;
         int r;
-
-        initialized = fresh_bytes(fresh, size);
 
         /* Creditable only when derived from a secret this machine alone held,
          * or from an initialized CRNG; never when the machine-id that binds
          * it cannot be read. */
-        next.creditable = seed_replacement_creditable(want_creditable, initialized) &&
+        next.creditable = seed_replacement_creditable(want_creditable, fresh->initialized) &&
                 !machine_id_counts_as_invalid(m);
-        next.seed_size = size;
+        next.seed_size = fresh->size;
         seed_binding_compute(machine_id_get(m), next.binding);
-        r = seed_derive(old, old_size, fresh, size, now_usec(CLOCK_REALTIME), now_usec(CLOCK_BOOTTIME),
-                        next.seed, size);
-        erase(fresh, sizeof(fresh));
+        r = seed_derive(old, old_size, fresh->bytes, fresh->size, now_usec(CLOCK_REALTIME), now_usec(CLOCK_BOOTTIME),
+                        next.seed, fresh->size);
+        erase(fresh, sizeof(*fresh));
         if (r < 0)
                 return r;
         r = stored_seed_write(dfd, &next);
@@ -505,8 +539,14 @@ int seed_load(const SeedOptions *o) {
          * keeps the size of the seed it replaces, which save took from the
          * pool; only without one is the pool asked. */
         size = l.old.parsed ? l.old.file.seed_size : seed_size_for_poolsize(pool_size_bits());
-        r = dir_usable ? write_next_seed(l.dfd, &l.machine, old, old_size, size, seed_credit_rules_2_to_6_hold(&facts),
-                                         &replacement_creditable) : -EBADF;
+        if (dir_usable) {
+                Fresh fresh;
+
+                fresh_get(&fresh, size);
+                r = write_next_seed(l.dfd, &l.machine, old, old_size, &fresh, seed_credit_rules_2_to_6_hold(&facts),
+                                    &replacement_creditable);
+        } else
+                r = -EBADF;
         if (dir_usable && r < 0)
                 load_fail(&l, log_error_errno(r, "Failed to write the replacement seed to %s: %m", l.record.seed_path));
         facts.replacement_durable = r >= 0;
@@ -601,15 +641,16 @@ int seed_load(const SeedOptions *o) {
 }
 
 int seed_save(const SeedOptions *o) {
-        _cleanup_close_ int dfd = -EBADF;
         _cleanup_(stored_seed_done) StoredSeed old = {};
+        Fresh fresh;
         MachineId m;
         FileStat dst;
         const uint8_t *bytes = NULL;
         size_t size = 0, seed_size = seed_size_for_poolsize(pool_size_bits());
         bool creditable = false, invalid_id;
-        int r;
+        int dfd, r;
 
+        /* Open, and locked until the process exits (seed-run.h). */
         dfd = seed_dir_open_locked(o->seed_dir, SEED_LOCK_TIMEOUT_USEC, &dst);
         if (dfd == -ETIMEDOUT)
                 return log_error_errno(dfd, "Failed to lock seed directory %s: another process has held its lock for %s",
@@ -618,15 +659,16 @@ int seed_save(const SeedOptions *o) {
                 return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir);
 
         machine_id_read(&m);
-        /* While the CRNG is not initialized the fresh bytes may be guessable:
-         * chain them with the old seed, which keeps whatever secret it had.
-         * Reading it costs nothing when the pool is ready, so always do. */
-        if (pool_probe_ready() <= 0) {
+        /* Bytes from an initialized CRNG are all the next seed needs. Fresh
+         * bytes got while it is not initialized may be guessable: chain them
+         * with the old seed, which keeps whatever secret it had. */
+        fresh_get(&fresh, seed_size);
+        if (!fresh.initialized) {
                 stored_seed_read(dfd, &old);
                 bytes = stored_seed_bytes(&old, &size);
         }
         invalid_id = machine_id_counts_as_invalid(&m);
-        r = write_next_seed(dfd, &m, bytes, size, seed_size, false, &creditable);
+        r = write_next_seed(dfd, &m, bytes, size, &fresh, false, &creditable);
         erase(&m, sizeof(m));
         if (r < 0)
                 return log_error_errno(r, "Failed to save a new seed to %s/%s: %m", o->seed_dir, SEED_FILE_NAME);
@@ -645,6 +687,7 @@ int seed_save(const SeedOptions *o) {
 int seed_provision(const SeedOptions *o) {
         _cleanup_close_ int dfd = -EBADF;
         _cleanup_free_ char *mid_path = NULL, *etc_path = NULL;
+        Fresh fresh;
         MachineId m;
         FileStat dst;
         bool creditable = false;
@@ -685,7 +728,8 @@ int seed_provision(const SeedOptions *o) {
                 return log_error_errno(errno, "Failed to make %s root's with mode 0700: %m", o->seed_dir);
 
         size = seed_size_for_poolsize(pool_size_bits());
-        r = write_next_seed(dfd, &m, NULL, 0, size, false, &creditable);
+        fresh_get(&fresh, size);
+        r = write_next_seed(dfd, &m, NULL, 0, &fresh, false, &creditable);
         if (r < 0)
                 return log_error_errno(r, "Failed to write a seed to %s/%s: %m", o->seed_dir, SEED_FILE_NAME);
         if (!creditable)

@@ -6,7 +6,9 @@
 /* The verbs of entropy-seed. They are the front end's body: they log (once
  * per event, with context) and return 0 when the job was done, whether or
  * not a seed was credited, or a negative errno already logged, which main()
- * maps to exit status 1. */
+ * maps to exit status 1. Each runs once per process: the seed directory
+ * stays open and locked until the process exits, which releases the lock
+ * with the fd (no close() right before exit). */
 
 typedef struct SeedOptions {
         const char *seed_dir;               /* the seed directory, inside the root */

@@ -46,18 +46,24 @@ static const Config config_defaults = {
         .seed_dir = (char *) SEED_DIR_DEFAULT,
 };
 
+/* The default directory is not copied (the boot path sets up no heap):
+ * seed_dir is freed only when a setting replaced it. */
+static void seed_dir_free(char *dir) {
+        if (dir != config_defaults.seed_dir)
+                free(dir);
+}
+
 int config_init(Config *c) {
         *c = config_defaults;
-        c->seed_dir = strdup(SEED_DIR_DEFAULT);
-        return c->seed_dir ? 0 : -ENOMEM;
+        return 0;
 }
 
 void config_done(Config *c) {
         strv_free(c->units);
         free(c->credit_origin);
-        free(c->seed_dir);
+        seed_dir_free(c->seed_dir);
         free(c->broken);
-        free(c->cmdline);
+        free(c->cmdline_heap);
         *c = (Config) {};
 }
 
@@ -251,7 +257,7 @@ static int parse_directory(const ConfContext *ctx, const char *value, void *data
         n = strdup(value);
         if (!n)
                 return -ENOMEM;
-        free(*dir);
+        seed_dir_free(*dir);
         *dir = n;
         return 0;
 }
@@ -330,12 +336,12 @@ static int load_one(Config *c, const char *path, config_warn_t warn, void *userd
         size_t n;
         int r;
 
-        r = root_path(path, &shown);
-        if (r < 0)
-                return r;
         fd = root_open_follow(path);
         if (fd == -ENOENT)
                 return 0;
+        r = root_path(path, &shown);
+        if (r < 0)
+                return r;
         r = fd;
         if (fd >= 0 && fstat(fd, &st) >= 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
                 return 0;
@@ -425,6 +431,9 @@ static int load_dropins(Config *c, config_warn_t warn, void *userdata) {
         return r;
 }
 
+/* x86's and arm64's COMMAND_LINE_SIZE, and the 2 bytes a bounded read needs. */
+static char cmdline_buf[2048 + 2];
+
 int config_load(Config *c, config_warn_t warn, void *userdata) {
         int r;
 
@@ -439,7 +448,13 @@ int config_load(Config *c, config_warn_t warn, void *userdata) {
         if (r < 0)
                 return r;
 
-        r = proc_cmdline_read(&c->cmdline);
+        /* Into this module's buffer when it fits (it does wherever the
+         * kernel's COMMAND_LINE_SIZE is 2 KiB: x86, arm64), without a heap
+         * (io-util.h), and in .bss, where it takes no room in the binary;
+         * a longer one is read again, into the heap. */
+        r = proc_cmdline_read_into(cmdline_buf, sizeof(cmdline_buf));
+        if (r == -E2BIG)
+                r = proc_cmdline_read(&c->cmdline_heap);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -450,5 +465,6 @@ int config_load(Config *c, config_warn_t warn, void *userdata) {
                       strerror(-r));
                 return config_mark_broken(c, "the kernel command line cannot be read: %s", strerror(-r));
         }
+        c->cmdline = c->cmdline_heap ?: cmdline_buf;
         return config_apply_cmdline(c, c->cmdline, warn, userdata);
 }

@@ -38,8 +38,11 @@ typedef struct Config {
          * crediting is off for this run, whatever later layers say. */
         char *broken;
         /* The kernel command line config_load() read, for other questions
-         * a front end asks of it (NULL when unreadable). */
-        char *cmdline;
+         * a front end asks of it (NULL when unreadable). Until the next
+         * config_load(): it is held in a buffer of config.c's, not on the
+         * heap (io-util.h), when it fits. */
+        const char *cmdline;
+        char *cmdline_heap;          /* one longer than that buffer holds */
 } Config;
 
 #define WARN_AFTER_DEFAULT (10 * USEC_PER_SEC)

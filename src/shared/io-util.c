@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "io-util.h"
 #include "macro.h"
@@ -87,8 +90,7 @@ void erase_free(void *p, size_t size) {
         free(p);
 }
 
-int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size) {
-        char *buf;
+int read_fd_bounded_stat_into(int fd, const FileStat *st, size_t max, ReadFlags flags, char *buf, size_t *ret_size) {
         ssize_t n;
 
         if (!S_ISREG(st->mode))
@@ -97,9 +99,6 @@ int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags
                 return -EFBIG;
 
         /* One byte more than allowed: the file may have grown after fstat. */
-        buf = malloc(max + 1);
-        if (!buf)
-                return -ENOMEM;
         if (st->size > 0) {
                 /* A regular file with a size: a read that returns less than
                  * asked for has reached the end, so one read() does. (Files
@@ -113,16 +112,33 @@ int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags
                 n = loop_read(fd, buf, max + 1);
         if (n < 0 || (size_t) n > max ||
             ((flags & READ_REFUSE_NUL) && memchr(buf, 0, (size_t) n))) {
-                int r = n < 0 ? (int) n : (size_t) n > max ? -EFBIG : -EBADMSG;
                 if (flags & READ_SECRET)
                         erase(buf, max + 1);
-                free(buf);
-                return r;
+                return n < 0 ? (int) n : (size_t) n > max ? -EFBIG : -EBADMSG;
         }
         if (flags & READ_NUL_TERMINATE)
                 buf[n] = 0;
-        *ret_buf = buf;
         *ret_size = (size_t) n;
+        return 0;
+}
+
+int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size) {
+        char *buf;
+        int r;
+
+        if (!S_ISREG(st->mode))
+                return -EBADFD;
+        if (st->size < 0 || (unsigned long long) st->size > max)
+                return -EFBIG;
+        buf = malloc(max + 1);
+        if (!buf)
+                return -ENOMEM;
+        r = read_fd_bounded_stat_into(fd, st, max, flags, buf, ret_size);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        *ret_buf = buf;
         return 0;
 }
 
@@ -136,28 +152,48 @@ int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t 
         return read_fd_bounded_stat(fd, &fst, max, flags, ret_buf, ret_size);
 }
 
-int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_size) {
+int read_fd_bounded_into(int fd, size_t max, ReadFlags flags, char *buf, size_t *ret_size) {
+        struct stat st;
+        FileStat fst;
+
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        file_stat_from_stat(&st, &fst);
+        return read_fd_bounded_stat_into(fd, &fst, max, flags, buf, ret_size);
+}
+
+int read_virtual_file_into(const char *path, size_t max, char *buf, size_t *ret_size) {
         _cleanup_close_ int fd = -EBADF;
-        char *buf;
         ssize_t n;
 
         fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return negative_errno();
-        buf = malloc(max + 2);
-        if (!buf)
-                return -ENOMEM;
         do
                 n = read(fd, buf, max + 1);
         while (n < 0 && errno == EINTR);
-        if (n < 0 || (size_t) n > max) {
-                int r = n < 0 ? negative_errno() : -EFBIG;
+        if (n < 0)
+                return negative_errno();
+        if ((size_t) n > max)
+                return -EFBIG;
+        buf[n] = 0;
+        *ret_size = (size_t) n;
+        return 0;
+}
+
+int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_size) {
+        char *buf;
+        int r;
+
+        buf = malloc(max + 2);
+        if (!buf)
+                return -ENOMEM;
+        r = read_virtual_file_into(path, max, buf, ret_size);
+        if (r < 0) {
                 free(buf);
                 return r;
         }
-        buf[n] = 0;
         *ret_buf = buf;
-        *ret_size = (size_t) n;
         return 0;
 }
 
@@ -178,20 +214,58 @@ int read_file_at(int dfd, const char *path, size_t max, ReadFlags flags,
         return r;
 }
 
+/* The temporary name of @name: ".#BASE.new", or with WRITE_UNIQUE_TMP
+ * ".#BASE.XXXXXXXXXXXXXXXX" (@attempt picks another), in @name's directory. */
+static int tmp_name(const char *name, WriteFlags flags, unsigned attempt, char *ret, size_t size) {
+        const char *base = strrchr(name, '/');
+        int dirlen = base ? (int) (base - name + 1) : 0, k;
+
+        base = base ? base + 1 : name;
+        if (flags & WRITE_UNIQUE_TMP) {
+                /* Unique without a system call: the monotonic clock in ns
+                 * (vDSO) and where this process's stack is (ASLR). O_EXCL
+                 * catches the rare collision, and the next attempt takes
+                 * another name. */
+                struct timespec ts = {};
+                char hex[17];
+                uint64_t u;
+
+                (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+                u = (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
+                u ^= (uint64_t) (uintptr_t) &ts;
+                u += (uint64_t) attempt * UINT64_C(0x9e3779b97f4a7c15);
+                /* By hand: printf's zero padding alone costs a fresh process
+                 * two page faults in libc. */
+                for (int i = 15; i >= 0; i--, u >>= 4)
+                        hex[i] = "0123456789abcdef"[u & 15];
+                hex[16] = 0;
+                k = snprintf(ret, size, "%.*s.#%s.%s", dirlen, name, base, hex);
+        } else
+                k = snprintf(ret, size, "%.*s.#%s.new", dirlen, name, base);
+        return k < 0 || (size_t) k >= size ? -ENAMETOOLONG : 0;
+}
+
+#define UNIQUE_TMP_ATTEMPTS 16
+
 int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags) {
         _cleanup_close_ int fd = -EBADF;
-        char tmp[256];
-        int r, k;
+        char tmp[PATH_MAX];
+        unsigned attempt = 0;
+        int r;
 
-        if (flags & WRITE_UNIQUE_TMP)
-                k = snprintf(tmp, sizeof(tmp), ".#%s.%ld", name, (long) getpid());
-        else
-                k = snprintf(tmp, sizeof(tmp), ".#%s.new", name);
-        if (k < 0 || (size_t) k >= sizeof(tmp))
-                return -ENAMETOOLONG;
+        /* A durable write fsyncs @dfd: it must be the directory @name is in. */
+        if ((flags & WRITE_DURABLE) && strchr(name, '/'))
+                return -EINVAL;
 
-        /* O_EXCL: never write into a file someone else created or linked. */
-        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+        for (;;) {
+                r = tmp_name(name, flags, attempt, tmp, sizeof(tmp));
+                if (r < 0)
+                        return r;
+                /* O_EXCL: never write into a file someone else created or linked. */
+                fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+                if (fd >= 0 || errno != EEXIST || !(flags & WRITE_UNIQUE_TMP) || ++attempt >= UNIQUE_TMP_ATTEMPTS)
+                        break;
+        }
         if (fd < 0 && errno == EEXIST && !(flags & WRITE_UNIQUE_TMP)) {
                 /* A leftover from a run killed between create and rename was
                  * never in place: drop it. Only under the caller's lock is the

@@ -54,11 +54,20 @@ int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t 
 /* The same for a file whose fstat() the caller already has. */
 int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size);
 
+/* Both into the caller's @buf of @max + 1 bytes: the boot path reads its
+ * small files into fixed buffers and never sets up a heap (which costs a
+ * fresh process three system calls and their page faults). */
+int read_fd_bounded_into(int fd, size_t max, ReadFlags flags, char *buf, size_t *ret_size);
+int read_fd_bounded_stat_into(int fd, const FileStat *st, size_t max, ReadFlags flags, char *buf, size_t *ret_size);
+
 /* A kernel's virtual file (/proc, /sys: they report size 0 and hand over
  * their whole small content in one read()), or a test's stand-in for one:
  * not followed, not blocking, at most @max bytes (-EFBIG), one read(), a
  * NUL-terminated buffer. */
 int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_size);
+
+/* The same into the caller's @buf of @max + 2 bytes. */
+int read_virtual_file_into(const char *path, size_t max, char *buf, size_t *ret_size);
 
 /* open_nofollow_at() then read_fd_bounded(): the one way this project reads a
  * file it does not trust (seeds, the machine-id, credentials, configuration,
@@ -77,15 +86,17 @@ typedef enum WriteFlags {
         /* fsync the file before the rename and the directory after it: once
          * the call returns, the new content survives a power cut. */
         WRITE_DURABLE = 1 << 0,
-        /* The temporary name carries the pid, for writers that hold no lock;
-         * otherwise it is fixed (".#NAME.new") and a leftover from a killed
-         * run is removed first, which is only safe under a lock. */
+        /* The temporary name is one of this writer's own, for writers that
+         * hold no lock; otherwise it is fixed (".#NAME.new") and a leftover
+         * from a killed run is removed first, which is only safe under a
+         * lock. */
         WRITE_UNIQUE_TMP = 1 << 1,
 } WriteFlags;
 
 /* Replace @name under @dfd with @size bytes of @buf, atomically: a
- * temporary file created O_EXCL|O_NOFOLLOW with @mode, written, renamed over
- * @name. After a crash at any point @name holds the old content or the new,
- * never a mixture. On failure the temporary file is removed and @name is
- * untouched. */
+ * temporary file created O_EXCL|O_NOFOLLOW with @mode next to it, written,
+ * renamed over @name. After a crash at any point @name holds the old
+ * content or the new, never a mixture. On failure the temporary file is
+ * removed and @name is untouched. @name may have directories in it only
+ * without WRITE_DURABLE (-EINVAL), which fsyncs @dfd as @name's directory. */
 int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags);

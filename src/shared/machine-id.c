@@ -59,23 +59,24 @@ void machine_id_parse(const char *buf, size_t n, MachineId *ret) {
 
 void machine_id_read(MachineId *ret) {
         _cleanup_close_ int fd = -EBADF;
-        char *buf = NULL;
+        char buf[MACHINE_ID_FILE_MAX + 1];
         size_t n = 0;
         int r;
 
         /* Followed: images that keep the id elsewhere link it here. */
         fd = root_open_follow("/etc/machine-id");
         if (fd == -ENOENT) {
-                _cleanup_free_ char *path = NULL;
+                char path_buf[PATH_MAX];
+                const char *path = root_path_buf("/etc/machine-id", path_buf);
                 struct stat st;
 
                 /* A dangling link is an id that is elsewhere, not none. */
-                if (root_path("/etc/machine-id", &path) >= 0 && lstat(path, &st) < 0 && errno == ENOENT) {
+                if (path && lstat(path, &st) < 0 && errno == ENOENT) {
                         *ret = (MachineId) { .state = MACHINE_ID_ABSENT };
                         return;
                 }
         }
-        r = fd < 0 ? fd : read_fd_bounded(fd, MACHINE_ID_FILE_MAX, 0, &buf, &n);
+        r = fd < 0 ? fd : read_fd_bounded_into(fd, MACHINE_ID_FILE_MAX, 0, buf, &n);
         if (r < 0) {
                 /* Unreadable, a dangling link's loop, a directory, a FIFO,
                  * too long: there, but not an id. */
@@ -83,19 +84,18 @@ void machine_id_read(MachineId *ret) {
                 return;
         }
         machine_id_parse(buf, n, ret);
-        free(buf);
 }
 
 int boot_id_read(char ret[static MACHINE_ID_HEX_LEN + 1]) {
-        _cleanup_free_ char *path = NULL, *buf = NULL;
-        char id[MACHINE_ID_HEX_LEN + 1];
+        char path_buf[PATH_MAX], buf[64 + 2], id[MACHINE_ID_HEX_LEN + 1];
+        const char *path;
         size_t n, k = 0;
         int r;
 
-        r = root_path("/proc/sys/kernel/random/boot_id", &path);
-        if (r < 0)
-                return r;
-        r = read_virtual_file(path, 64, &buf, &n);
+        path = root_path_buf("/proc/sys/kernel/random/boot_id", path_buf);
+        if (!path)
+                return -ENAMETOOLONG;
+        r = read_virtual_file_into(path, 64, buf, &n);
         if (r < 0)
                 return r;
         /* A UUID: 36 characters with dashes, and a newline. */

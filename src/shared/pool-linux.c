@@ -12,6 +12,9 @@
 #include "macro.h"
 #include "pool.h"
 
+/* The largest seed (SEED_SIZE_MAX) credited without the heap. */
+#define POOL_STACK_SEED_MAX 512
+
 #ifndef GRND_INSECURE
 #define GRND_INSECURE 0x0004 /* Linux 5.6 */
 #endif
@@ -60,21 +63,30 @@ int pool_add_seed(const void *buf, size_t size, bool credit) {
                 return fd;
 
         if (credit) {
-                struct rand_pool_info *info;
+                /* A seed fits on the stack (no heap on the boot path,
+                 * io-util.h); a larger credential goes to the heap. */
+                union {
+                        struct rand_pool_info info;
+                        uint8_t bytes[sizeof(struct rand_pool_info) + POOL_STACK_SEED_MAX];
+                } stack;
+                struct rand_pool_info *info = &stack.info;
                 size_t isize = sizeof(*info) + size;
                 int r;
 
                 if (size > INT32_MAX / 8)
                         return -EINVAL;
-                info = malloc(isize);
-                if (!info)
-                        return -ENOMEM;
+                if (size > POOL_STACK_SEED_MAX) {
+                        info = malloc(isize);
+                        if (!info)
+                                return -ENOMEM;
+                }
                 info->entropy_count = (int) (size * 8);
                 info->buf_size = (int) size;
                 memcpy(info->buf, buf, size);
                 r = RET_NERRNO(ioctl(fd, RNDADDENTROPY, info));
                 erase(info, isize);
-                free(info);
+                if (info != &stack.info)
+                        free(info);
                 return r < 0 ? r : 0;
         }
 
@@ -82,13 +94,12 @@ int pool_add_seed(const void *buf, size_t size, bool credit) {
 }
 
 int pool_size_bits(void) {
-        _cleanup_free_ char *buf = NULL;
-        char *end;
+        char buf[16 + 2], *end;
         size_t n;
         long bits;
         int r;
 
-        r = read_virtual_file("/proc/sys/kernel/random/poolsize", 16, &buf, &n);
+        r = read_virtual_file_into("/proc/sys/kernel/random/poolsize", 16, buf, &n);
         if (r < 0)
                 return r;
         errno = 0;

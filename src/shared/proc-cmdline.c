@@ -14,9 +14,10 @@
 /* Inside a root, /proc/cmdline is resolved as every other path there:
  * symlinks are followed inside the root, never out of it, so an image whose
  * /proc links to the host's cannot make us read the host's files. */
-static int read_in_root(char **ret_buf, size_t *ret_size) {
+static int read_in_root(size_t max, char *buf, size_t *ret_size) {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
+        FileStat fst;
 
         fd = root_open_follow("/proc/cmdline");
         if (fd < 0)
@@ -25,26 +26,40 @@ static int read_in_root(char **ret_buf, size_t *ret_size) {
                 return negative_errno();
         if (S_ISDIR(st.st_mode))
                 return -EISDIR;
-        return read_fd_bounded(fd, CMDLINE_MAX, READ_NUL_TERMINATE, ret_buf, ret_size);
+        file_stat_from_stat(&st, &fst);
+        return read_fd_bounded_stat_into(fd, &fst, max, READ_NUL_TERMINATE, buf, ret_size);
+}
+
+int proc_cmdline_read_into(char *buf, size_t size) {
+        size_t n, max;
+        int r;
+
+        if (size < 2)
+                return -EINVAL;
+        max = MIN(size, (size_t) CMDLINE_MAX + 2) - 2;
+        if (root_get())
+                r = read_in_root(max, buf, &n);
+        else
+                r = read_virtual_file_into("/proc/cmdline", max, buf, &n);
+        if (r == -ENOENT && root_get()) {
+                /* An image's tree has no running kernel. */
+                buf[0] = 0;
+                return 0;
+        }
+        return r == -EFBIG ? -E2BIG : r;
 }
 
 int proc_cmdline_read(char **ret) {
-        char *buf;
-        size_t n;
+        _cleanup_free_ char *buf = NULL;
         int r;
 
-        if (root_get())
-                r = read_in_root(&buf, &n);
-        else
-                r = read_virtual_file("/proc/cmdline", CMDLINE_MAX, &buf, &n);
-        if (r == -ENOENT && root_get()) {
-                /* An image's tree has no running kernel. */
-                buf = strdup("");
-                r = buf ? 0 : -ENOMEM;
-        }
+        buf = malloc(CMDLINE_MAX + 2);
+        if (!buf)
+                return -ENOMEM;
+        r = proc_cmdline_read_into(buf, CMDLINE_MAX + 2);
         if (r < 0)
-                return r == -EFBIG ? -E2BIG : r;
-        *ret = buf;
+                return r;
+        *ret = TAKE_PTR(buf);
         return 0;
 }
 

@@ -2,11 +2,16 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The kernel command line: /proc/cmdline inside the root (see root.h; an
  * image's tree normally has none, which reads as an empty command line).
  * Returns 0 and a NUL-terminated string in *ret, or -errno. */
 int proc_cmdline_read(char **ret);
+
+/* The same into the caller's @buf of @size bytes; -E2BIG when it does not
+ * fit there (or is longer than the bound proc_cmdline_read() has). */
+int proc_cmdline_read_into(char *buf, size_t size);
 
 /* Pure: find "key=value" in @cmdline, split into words exactly as the
  * kernel's own parser (next_arg() in kernel/params.c) splits them: a word

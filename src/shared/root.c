@@ -42,6 +42,15 @@ int root_path(const char *path, char **ret) {
         return 0;
 }
 
+const char *root_path_buf(const char *path, char buf[static PATH_MAX]) {
+        int k;
+
+        if (!root_dir)
+                return path;
+        k = snprintf(buf, PATH_MAX, "%s%s", root_dir, path);
+        return k < 0 || k >= PATH_MAX ? NULL : buf;
+}
+
 int chase_open_at(int root_fd, const char *path) {
         _cleanup_close_ int dir = -EBADF;
         _cleanup_free_ char *todo = NULL;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 
 /* The directory every system path is taken relative to: "/" on a running
@@ -17,6 +18,10 @@ const char *root_get(void);
 /* @path (absolute) inside the root, in a new string: "/etc/x" or
  * "ROOT/etc/x". 0 or -ENOMEM. */
 int root_path(const char *path, char **ret);
+
+/* The same without allocating: @path itself on the real root, else
+ * "ROOT/path" in @buf; NULL when that does not fit (ENAMETOOLONG). */
+const char *root_path_buf(const char *path, char buf[static PATH_MAX]);
 
 /* Open @path (absolute) inside the root for reading, following symlinks as
  * the running system would, but never out of the root: an absolute link

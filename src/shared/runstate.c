@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -47,38 +45,64 @@ typedef struct Out {
         bool overflow;
 } Out;
 
-static void put(Out *o, const char *format, ...) _printf_(2, 3);
-static void put(Out *o, const char *format, ...) {
-        va_list ap;
-        int k;
-
+/* Appends @n bytes, all or nothing, keeping the text NUL-terminated. No
+ * printf: a record is a few hundred bytes that are written at every boot,
+ * and a vsnprintf() per piece of them cost more instructions than the rest
+ * of entropy-seed load together. */
+static void put_mem(Out *o, const char *s, size_t n) {
         if (o->overflow)
                 return;
-        va_start(ap, format);
-        k = vsnprintf(o->buf + o->len, o->size - o->len, format, ap);
-        va_end(ap);
-        if (k < 0 || (size_t) k >= o->size - o->len)
+        if (n >= o->size - o->len) {
                 o->overflow = true;
-        else
-                o->len += (size_t) k;
+                return;
+        }
+        memcpy(o->buf + o->len, s, n);
+        o->len += n;
+        o->buf[o->len] = 0;
+}
+
+static void put_str(Out *o, const char *s) {
+        put_mem(o, s, strlen(s));
 }
 
 /* A value is one line: a newline in a reason or path would start a key. */
 static void put_text(Out *o, const char *key, const char *value) {
-        put(o, "%s=", key);
-        for (const char *p = value ?: ""; *p; p++)
-                put(o, "%c", *p == '\n' || *p == '\r' ? ' ' : *p);
-        put(o, "\n");
+        put_str(o, key);
+        put_str(o, "=");
+        for (const char *p = value ?: ""; *p;) {
+                size_t n = strcspn(p, "\n\r");
+
+                put_mem(o, p, n);
+                p += n;
+                if (*p) {
+                        put_str(o, " ");
+                        p++;
+                }
+        }
+        put_str(o, "\n");
 }
 
 static void put_u64(Out *o, const char *key, uint64_t v) {
-        if (v != RUNSTATE_UNKNOWN)
-                put(o, "%s=%" PRIu64 "\n", key, v);
+        char digits[21], *d = digits + sizeof(digits);
+
+        if (v == RUNSTATE_UNKNOWN)
+                return;
+        do
+                *--d = (char) ('0' + v % 10);
+        while ((v /= 10) > 0);
+        put_str(o, key);
+        put_str(o, "=");
+        put_mem(o, d, (size_t) (digits + sizeof(digits) - d));
+        put_str(o, "\n");
 }
 
 static void put_bool(Out *o, const char *key, int b) {
-        if (b >= 0)
-                put(o, "%s=%s\n", key, yes_no(b));
+        if (b < 0)
+                return;
+        put_str(o, key);
+        put_str(o, "=");
+        put_str(o, yes_no(b));
+        put_str(o, "\n");
 }
 
 /* ---- The fields: one table per record, read by the formatter and the parser ---- */
@@ -276,19 +300,24 @@ const char *runstate_dir(void) {
 
 int runstate_write(const char *name, const char *text) {
         const char *dir = runstate_dir();
-        _cleanup_close_ int dfd = -EBADF;
+        char path[PATH_MAX];
+        int r;
 
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        if (dfd < 0 && errno == ENOENT) {
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                        return negative_errno();
-                dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        }
-        if (dfd < 0)
+        if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+                return -ENAMETOOLONG;
+        /* No fsync: /run is tmpfs and this is about this boot only, so no
+         * directory fd either: the record is written by its path, the
+         * directory resolved as /run above it is (both root's; systemd
+         * makes it, RuntimeDirectory=). The temporary file is still created
+         * O_EXCL|O_NOFOLLOW and the rename replaces whatever has the
+         * record's name without following it. Several programs write here,
+         * unlocked: a temporary name of their own. */
+        r = write_file_atomic_at(AT_FDCWD, path, text, strlen(text), 0644, WRITE_UNIQUE_TMP);
+        if (r != -ENOENT)
+                return r;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return negative_errno();
-        /* No fsync: /run is tmpfs and this is about this boot only. Several
-         * programs write here, unlocked: a temporary name of their own. */
-        return write_file_atomic_at(dfd, name, text, strlen(text), 0644, WRITE_UNIQUE_TMP);
+        return write_file_atomic_at(AT_FDCWD, path, text, strlen(text), 0644, WRITE_UNIQUE_TMP);
 }
 
 int runstate_read(const char *name, char **ret) {

@@ -33,16 +33,11 @@ void seed_file_erase(SeedFile *f) {
                 erase(f, sizeof(*f));
 }
 
-int seed_file_serialize(const SeedFile *in, uint8_t **ret, size_t *ret_size) {
-        if (!in || !ret || !ret_size)
+int seed_file_serialize_into(const SeedFile *in, uint8_t buf[static SEED_FILE_SIZE_MAX], size_t *ret_size) {
+        if (!in || !ret_size)
                 return -EINVAL;
         if (in->seed_size < SEED_SIZE_MIN || in->seed_size > SEED_SIZE_MAX)
                 return -EINVAL;
-
-        size_t size = SEED_FILE_SIZE(in->seed_size);
-        uint8_t *buf = malloc(size);
-        if (!buf)
-                return -ENOMEM;
 
         memcpy(buf, SEED_FILE_MAGIC, SEED_FILE_MAGIC_SIZE);
         put_le32(buf + OFFSET_VERSION, SEED_FILE_VERSION);
@@ -55,8 +50,25 @@ int seed_file_serialize(const SeedFile *in, uint8_t **ret, size_t *ret_size) {
         /* Cannot fail: constant, valid parameters. */
         (void) blake2s(buf + body, SEED_FILE_CHECKSUM_SIZE, NULL, 0, buf, body);
 
+        *ret_size = SEED_FILE_SIZE(in->seed_size);
+        return 0;
+}
+
+int seed_file_serialize(const SeedFile *in, uint8_t **ret, size_t *ret_size) {
+        uint8_t *buf;
+        int r;
+
+        if (!in || !ret || !ret_size)
+                return -EINVAL;
+        buf = malloc(SEED_FILE_SIZE_MAX);
+        if (!buf)
+                return -ENOMEM;
+        r = seed_file_serialize_into(in, buf, ret_size);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
         *ret = buf;
-        *ret_size = size;
         return 0;
 }
 

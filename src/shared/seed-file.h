@@ -51,6 +51,9 @@ void seed_file_erase(SeedFile *f);
  * of range), -ENOMEM. */
 int seed_file_serialize(const SeedFile *in, uint8_t **ret, size_t *ret_size);
 
+/* The same into the caller's @buf. */
+int seed_file_serialize_into(const SeedFile *in, uint8_t buf[static SEED_FILE_SIZE_MAX], size_t *ret_size);
+
 /* Decode exactly @size bytes of @buf; never reads past @size. On failure
  * *ret is untouched and, when @reason is non-NULL, *reason is set to a
  * static English phrase such as "checksum mismatch", for messages like

@@ -33,6 +33,10 @@ int seed_dir_path(const char *configured, char **ret) {
         return root_path(configured, ret);
 }
 
+const char *seed_dir_path_buf(const char *configured, char buf[static PATH_MAX]) {
+        return root_path_buf(configured, buf);
+}
+
 static void on_alarm(int sig) {
         /* Nothing: its only job is to interrupt flock() with EINTR. */
 }
@@ -110,9 +114,7 @@ int seed_dir_open_locked(const char *path, usec_t timeout, FileStat *ret_stat) {
 }
 
 void stored_seed_done(StoredSeed *s) {
-        erase_free(s->raw, SEED_FILE_SIZE_MAX + 1);
-        seed_file_erase(&s->file);
-        *s = (StoredSeed) {};
+        erase(s, sizeof(*s));
 }
 
 void stored_seed_read(int dfd, StoredSeed *s) {
@@ -142,7 +144,7 @@ void stored_seed_read(int dfd, StoredSeed *s) {
                 return;
         }
 
-        r = read_fd_bounded_stat(fd, &s->stat, SEED_FILE_SIZE_MAX, READ_SECRET, &s->raw, &s->raw_size);
+        r = read_fd_bounded_stat_into(fd, &s->stat, SEED_FILE_SIZE_MAX, READ_SECRET, s->raw_buf, &s->raw_size);
         if (r == -EFBIG) {
                 snprintf(s->problem, sizeof(s->problem), "the seed file is larger than %zu bytes",
                          (size_t) SEED_FILE_SIZE_MAX);
@@ -152,6 +154,7 @@ void stored_seed_read(int dfd, StoredSeed *s) {
                 snprintf(s->problem, sizeof(s->problem), "the seed file cannot be read: %s", strerror(-r));
                 return;
         }
+        s->raw = s->raw_buf;
         if (s->raw_size == 0) {
                 snprintf(s->problem, sizeof(s->problem), "the seed file is empty");
                 return;
@@ -165,15 +168,14 @@ void stored_seed_read(int dfd, StoredSeed *s) {
 }
 
 int stored_seed_write(int dfd, const SeedFile *f) {
-        uint8_t *buf = NULL;
+        uint8_t buf[SEED_FILE_SIZE_MAX];
         size_t size = 0;
         int r;
 
-        r = seed_file_serialize(f, &buf, &size);
-        if (r < 0)
-                return r;
-        r = write_file_atomic_at(dfd, SEED_FILE_NAME, buf, size, 0600, WRITE_DURABLE);
-        erase_free(buf, size);
+        r = seed_file_serialize_into(f, buf, &size);
+        if (r >= 0)
+                r = write_file_atomic_at(dfd, SEED_FILE_NAME, buf, size, 0600, WRITE_DURABLE);
+        erase(buf, sizeof(buf));
         return r;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +45,9 @@ extern const size_t legacy_seeds_count;
 /* The seed directory named by the configuration (Directory=), inside the
  * root, in a new string. 0 or -ENOMEM. */
 int seed_dir_path(const char *configured, char **ret);
+/* The same in @buf (or @configured itself on the real root); NULL when too
+ * long. */
+const char *seed_dir_path_buf(const char *configured, char buf[static PATH_MAX]);
 
 /* Open @path as a directory, creating the last component (mode 0700) when
  * missing, and take an exclusive flock on it, waiting at most @timeout
@@ -58,8 +62,9 @@ int seed_dir_open_locked(const char *path, usec_t timeout, FileStat *ret_stat);
 typedef struct StoredSeed {
         bool exists;                 /* something is there, of whatever type */
         FileStat stat;
-        char *raw;                   /* the bytes read, when a regular file of sane size */
+        char *raw;                   /* the bytes read, when a regular file of sane size: raw_buf */
         size_t raw_size;
+        char raw_buf[SEED_FILE_SIZE_MAX + 1];
         bool parsed;
         SeedFile file;
         char problem[128];           /* why it is not a usable seed, when !parsed */
