@@ -92,7 +92,7 @@ static unsigned mix_legacy_seeds(void) {
                 if (i == 0 || !same_dir(legacy_seeds[i - 1].path, p))
                         dir_gone = i + 1 < legacy_seeds_count && same_dir(p, legacy_seeds[i + 1].path) &&
                                 dir_missing(p);
-                if (dir_gone)
+                if (dir_gone || !legacy_seeds[i].mixed)
                         continue;
                 path = root_path_buf(p, path_buf);
                 if (!path)

@@ -152,23 +152,9 @@ int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t 
         return read_fd_bounded_stat(fd, &fst, max, flags, ret_buf, ret_size);
 }
 
-int read_fd_bounded_into(int fd, size_t max, ReadFlags flags, char *buf, size_t *ret_size) {
-        struct stat st;
-        FileStat fst;
-
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        file_stat_from_stat(&st, &fst);
-        return read_fd_bounded_stat_into(fd, &fst, max, flags, buf, ret_size);
-}
-
-int read_virtual_file_into(const char *path, size_t max, char *buf, size_t *ret_size) {
-        _cleanup_close_ int fd = -EBADF;
+int read_fd_once_into(int fd, size_t max, char *buf, size_t *ret_size) {
         ssize_t n;
 
-        fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
         do
                 n = read(fd, buf, max + 1);
         while (n < 0 && errno == EINTR);
@@ -179,6 +165,15 @@ int read_virtual_file_into(const char *path, size_t max, char *buf, size_t *ret_
         buf[n] = 0;
         *ret_size = (size_t) n;
         return 0;
+}
+
+int read_virtual_file_into(const char *path, size_t max, char *buf, size_t *ret_size) {
+        _cleanup_close_ int fd = -EBADF;
+
+        fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        return read_fd_once_into(fd, max, buf, ret_size);
 }
 
 int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_size) {

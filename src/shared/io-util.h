@@ -54,10 +54,9 @@ int read_fd_bounded(int fd, size_t max, ReadFlags flags, char **ret_buf, size_t 
 /* The same for a file whose fstat() the caller already has. */
 int read_fd_bounded_stat(int fd, const FileStat *st, size_t max, ReadFlags flags, char **ret_buf, size_t *ret_size);
 
-/* Both into the caller's @buf of @max + 1 bytes: the boot path reads its
- * small files into fixed buffers and never sets up a heap (which costs a
- * fresh process three system calls and their page faults). */
-int read_fd_bounded_into(int fd, size_t max, ReadFlags flags, char *buf, size_t *ret_size);
+/* Into the caller's @buf of @max + 1 bytes: the boot path reads its small
+ * files into fixed buffers and never sets up a heap (which costs a fresh
+ * process three system calls and their page faults). */
 int read_fd_bounded_stat_into(int fd, const FileStat *st, size_t max, ReadFlags flags, char *buf, size_t *ret_size);
 
 /* A kernel's virtual file (/proc, /sys: they report size 0 and hand over
@@ -68,6 +67,12 @@ int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_
 
 /* The same into the caller's @buf of @max + 2 bytes. */
 int read_virtual_file_into(const char *path, size_t max, char *buf, size_t *ret_size);
+
+/* The read() of read_virtual_file_into() on an open @fd, whatever it is: for
+ * small files whose every byte the caller then checks (the machine-id), so
+ * that a FIFO, a device or a directory fails that check or the read, and no
+ * fstat() is needed first. */
+int read_fd_once_into(int fd, size_t max, char *buf, size_t *ret_size);
 
 /* open_nofollow_at() then read_fd_bounded(): the one way this project reads a
  * file it does not trust (seeds, the machine-id, credentials, configuration,

@@ -59,7 +59,7 @@ void machine_id_parse(const char *buf, size_t n, MachineId *ret) {
 
 void machine_id_read(MachineId *ret) {
         _cleanup_close_ int fd = -EBADF;
-        char buf[MACHINE_ID_FILE_MAX + 1];
+        char buf[MACHINE_ID_FILE_MAX + 2];
         size_t n = 0;
         int r;
 
@@ -76,7 +76,19 @@ void machine_id_read(MachineId *ret) {
                         return;
                 }
         }
-        r = fd < 0 ? fd : read_fd_bounded_into(fd, MACHINE_ID_FILE_MAX, 0, buf, &n);
+        /* Every byte is checked, so a directory or a device is refused by
+         * the read or the parser without an fstat() first; only nothing read
+         * needs one, an empty file (the state systemd's first boot starts
+         * from) and a FIFO without a writer looking alike. */
+        r = fd < 0 ? fd : read_fd_once_into(fd, MACHINE_ID_FILE_MAX, buf, &n);
+        if (r >= 0 && n == 0) {
+                struct stat st;
+
+                if (fstat(fd, &st) < 0)
+                        r = negative_errno();
+                else if (!S_ISREG(st.st_mode))
+                        r = -EBADFD;
+        }
         if (r < 0) {
                 /* Unreadable, a dangling link's loop, a directory, a FIFO,
                  * too long: there, but not an id. */

@@ -13,19 +13,21 @@
 
 const LegacySeed legacy_seeds[] = {
         { "/var/lib/systemd/random-seed", "systemd random seed",
-          "systemd-random-seed loads it on every clone (and credits it where configured to)" },
+          "systemd-random-seed loads it on every clone (and credits it where configured to)", true },
         { "/var/lib/seedrng/seed.credit", "SeedRNG creditable seed",
-          "SeedRNG credits it: every clone would count the same bytes as entropy" },
+          "SeedRNG credits it: every clone would count the same bytes as entropy", true },
         { "/var/lib/seedrng/seed.no-credit", "SeedRNG seed",
-          "mixed on every clone: not credited, but no secret either" },
+          "mixed on every clone: not credited, but no secret either", true },
         { "/etc/seedrng/seed.credit", "SeedRNG creditable seed (OpenWrt urandom-seed)",
-          "OpenWrt's urandom-seed credits it: every clone would count the same bytes as entropy" },
+          "OpenWrt's urandom-seed credits it: every clone would count the same bytes as entropy", true },
         { "/etc/seedrng/seed.no-credit", "SeedRNG seed (OpenWrt urandom-seed)",
-          "mixed on every clone: not credited, but no secret either" },
+          "mixed on every clone: not credited, but no secret either", true },
+        /* Not mixed: where the sysvinit urandom script runs it loads this
+         * itself, and anywhere else it is a leftover nothing refreshes. */
         { "/var/lib/urandom/random-seed", "urandom init script seed",
-          "the urandom init script writes it to /dev/urandom on every clone" },
+          "the urandom init script writes it to /dev/urandom on every clone", false },
         { "/etc/urandom.seed", "urandom seed (init scripts)",
-          "init scripts write it to /dev/urandom on every clone" },
+          "init scripts write it to /dev/urandom on every clone", true },
 };
 const size_t legacy_seeds_count = ELEMENTSOF(legacy_seeds);
 

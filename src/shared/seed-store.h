@@ -28,14 +28,15 @@
  * lock held by someone else must not hang the boot. */
 #define SEED_LOCK_TIMEOUT_USEC (3 * USEC_PER_SEC)
 
-/* Seeds other tools keep. entropy-seed load mixes each (never credits,
- * never modifies: whether they are secret, or shared by every clone of an
- * image, it cannot know); check-image reports each as something every clone
- * would share. Paths are absolute, taken inside the root. */
+/* Seeds other tools keep. check-image reports each as something every
+ * clone would share; entropy-seed load mixes those marked @mixed (never
+ * credits, never modifies: whether they are secret, or shared by every clone
+ * of an image, it cannot know). Paths are absolute, taken inside the root. */
 typedef struct LegacySeed {
         const char *path;
         const char *what;
         const char *why;             /* why an image must not ship it */
+        bool mixed;                  /* entropy-seed load mixes it */
 } LegacySeed;
 
 extern const LegacySeed legacy_seeds[];
