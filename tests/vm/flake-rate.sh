@@ -11,9 +11,13 @@
 # that died early) counts as "absent".
 #
 # Usage: tests/vm/flake-rate.sh N [--build-dir DIR] [--log-dir DIR] [-R REGEX]
+#        tests/vm/flake-rate.sh --tally LASTTEST.LOG...
 #   --build-dir DIR  a configured build directory (default: build)
 #   --log-dir DIR    where each run's output goes (default: DIR/vm-flake)
 #   -R REGEX         only the VM tests whose CTest name matches (e.g. crash)
+#   --tally          no run: the same table from runs already made, one
+#                    CTest log (Testing/Temporary/LastTest.log, which keeps
+#                    every test's output) per run, e.g. of CI's build-ci
 # Exit: 0 when every check passed in every run, 1 otherwise, 2 on usage.
 # Run as root, like the tiers; EG_VM_CACHE etc. pass through.
 
@@ -21,8 +25,41 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 
-usage() { echo "usage: $0 N [--build-dir DIR] [--log-dir DIR] [-R REGEX]" >&2; exit 2; }
+usage() { echo "usage: $0 N [--build-dir DIR] [--log-dir DIR] [-R REGEX] | --tally LASTTEST.LOG..." >&2; exit 2; }
 [ $# -ge 1 ] || usage
+tally=0
+if [ "$1" = --tally ]; then
+    shift
+    [ $# -ge 1 ] || usage
+    tally=1
+    runs=$#
+    log_dir=$(mktemp -d)
+    trap 'rm -rf "$log_dir"' EXIT
+    results=$log_dir/results.tsv
+    runs_tsv=$log_dir/runs.tsv
+    : >"$results"
+    : >"$runs_tsv"
+    i=0
+    for f in "$@"; do
+        i=$((i + 1))
+        [ -r "$f" ] || { echo "cannot read $f" >&2; exit 2; }
+        # A test's block starts with "N/M Test: NAME" and ends with its
+        # "Test time = S sec" and "Test Passed." (or Failed, Skipped...).
+        awk -v i="$i" -v runs="$runs_tsv" -v res="$results" '
+            /^[0-9]+\/[0-9]+ Test: / { name = $3; vm = 0; next }
+            name == "" { next }
+            /^\[vm\]   (ok|FAIL) / { vm = 1; print i "\t" name "\t" $3 "\t" $2 >>res; next }
+            /^Test time = / { secs = $4; next }
+            /^Test (Passed|Failed)/ || /^Test .*(Skipped|Not Run|Timeout)/ {
+                if (name ~ /^vm-/) {
+                    rc = /^Test Passed/ ? 0 : /Skipped/ ? 77 : 1
+                    printf "%d\t%s\t%d\t%d\n", i, name, rc, secs >>runs
+                }
+                name = ""
+            }' "$f"
+    done
+fi
+if [ "$tally" = 0 ]; then
 runs=$1; shift
 case $runs in ''|*[!0-9]*) usage ;; esac
 [ "$runs" -ge 1 ] || usage
@@ -66,9 +103,14 @@ for i in $(seq "$runs"); do
             awk -v i="$i" -v t="$name" -F'\t' '{ print i "\t" t "\t" $2 "\t" $1 }' >>"$results"
     done <<<"$tests"
 done
+fi
 
 # The table: every check a tier ever reported, with its count per outcome.
-printf '\nVM flake rate: %d run(s) of the VM suite, %d min\n\n' "$runs" $(( ($(date +%s) - start) / 60 ))
+if [ "$tally" = 1 ]; then
+    printf '\nVM flake rate: %d run(s) of the VM suite, from their CTest logs\n\n' "$runs"
+else
+    printf '\nVM flake rate: %d run(s) of the VM suite, %d min\n\n' "$runs" $(( ($(date +%s) - start) / 60 ))
+fi
 awk -F'\t' -v runs="$runs" '
     FNR == NR { rc[$2] += ($3 != 0 && $3 != 77); skip[$2] += ($3 == 77); secs[$2] += $4; n[$2]++
                 if (!($2 in seen_tier)) { seen_tier[$2] = 1; tiers[++nt] = $2 }; next }
