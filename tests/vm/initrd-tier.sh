@@ -47,45 +47,13 @@ EG_VM_SUITE=bookworm
 EG_VM_INCLUDE=systemd,systemd-sysv,udev,kmod,dbus,initramfs-tools,busybox
 
 vm_customize_rootfs() {
-    local r=$1 u
-    echo egvm >"$r/etc/hostname"
-    printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' >"$r/etc/fstab"
-    for u in serial-getty@ttyS0.service getty@tty1.service console-getty.service \
-             apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer \
-             e2scrub_all.timer e2scrub_reap.service fstrim.timer \
-             systemd-tmpfiles-clean.timer systemd-timesyncd.service; do
-        ln -sf /dev/null "$r/etc/systemd/system/$u"
-    done
-    ln -sf /lib/systemd/system/multi-user.target "$r/etc/systemd/system/default.target"
-    rm -f "$r/var/lib/systemd/random-seed"
-    : >"$r/etc/machine-id"
+    local r=$1
+    vm_sd_customize_rootfs "$r"
     # The initrd: only the modules a virtio disk boot needs, gzip (the
     # image has no zstd), nothing taken from the build host's hardware.
     sed -i -e 's/^MODULES=.*/MODULES=list/' -e 's/^COMPRESS=.*/COMPRESS=gzip/' \
         "$r/etc/initramfs-tools/initramfs.conf"
     printf 'virtio_pci\nvirtio_blk\next4\n' >>"$r/etc/initramfs-tools/modules"
-    rm -rf "$r/var/cache/apt/archives/"*.deb "$r/var/lib/apt/lists/"*
-}
-
-vm_initrd_rootfs() {
-    local mirror key dir
-    mirror=$(vm_mirror)
-    key=$({ echo "$EG_VM_SUITE $EG_VM_INCLUDE $mirror"; declare -f vm_customize_rootfs; } |
-          sha256sum | cut -c1-16)
-    dir=$EG_VM_CACHE/debian-initrd-$EG_VM_SUITE-$key
-    vm_cache_lock
-    if [ ! -e "$dir/.done" ]; then
-        vm_log "debootstrapping $EG_VM_SUITE with initramfs-tools from $mirror into $dir (about two minutes)"
-        rm -rf "$dir"
-        mkdir -p "$dir"
-        nice debootstrap --variant=minbase --include="$EG_VM_INCLUDE" "$EG_VM_SUITE" \
-            "$dir/rootfs" "$mirror" >"$dir/debootstrap.log" 2>&1 ||
-            { tail -n 30 "$dir/debootstrap.log" >&2; vm_die "debootstrap failed"; }
-        vm_customize_rootfs "$dir/rootfs"
-        touch "$dir/.done"
-    fi
-    vm_cache_unlock
-    echo "$dir/rootfs"
 }
 
 # ---------------------------------------------------------------- packages
@@ -103,7 +71,7 @@ done
 vm_log "packages of commit ${deb_commit:0:12}: ${debs[*]}"
 
 kver=$(vm_kernel_version)
-kdir=$(vm_kernel_cache) && base_rootfs=$(vm_initrd_rootfs) || vm_die "could not prepare the kernel or image"
+kdir=$(vm_kernel_cache) && base_rootfs=$(vm_debian_rootfs) || vm_die "could not prepare the kernel or image"
 [ -d "$base_rootfs" ] || vm_die "no debootstrapped tree at '$base_rootfs'"
 
 vm_log "assembling the image"

@@ -39,8 +39,10 @@ vm_mirror() {
     echo "${m:-http://deb.debian.org/debian}"
 }
 
-# Make the debootstrapped tree a quick, quiet test machine.
-vm_customize_rootfs() {
+# Make the debootstrapped tree a quick, quiet test machine. A tier that
+# needs more (the initrd tier) defines vm_customize_rootfs to call this and
+# add its part; the cache key covers both.
+vm_sd_customize_rootfs() {
     local r=$1 u
     echo egvm >"$r/etc/hostname"
     printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' >"$r/etc/fstab"
@@ -57,21 +59,22 @@ vm_customize_rootfs() {
     : >"$r/etc/machine-id"
     rm -rf "$r/var/cache/apt/archives/"*.deb "$r/var/lib/apt/lists/"*
 }
+declare -F vm_customize_rootfs >/dev/null || vm_customize_rootfs() { vm_sd_customize_rootfs "$1"; }
 
 # The debootstrapped base tree, cached and keyed on every input: suite,
 # package list, mirror and the customization above.
 vm_debian_rootfs() {
     local mirror key dir
     mirror=$(vm_mirror)
-    key=$({ echo "$EG_VM_SUITE $EG_VM_INCLUDE $mirror"; declare -f vm_customize_rootfs; } |
+    key=$({ echo "$EG_VM_SUITE $EG_VM_INCLUDE $mirror"; declare -f vm_customize_rootfs vm_sd_customize_rootfs; } |
           sha256sum | cut -c1-16)
     dir=$EG_VM_CACHE/debian-$EG_VM_SUITE-$key
     vm_cache_lock
     if [ ! -e "$dir/.done" ]; then
-        vm_log "debootstrapping $EG_VM_SUITE from $mirror into $dir (about a minute)"
+        vm_log "debootstrapping $EG_VM_SUITE ($EG_VM_INCLUDE) from $mirror into $dir (a minute or two)"
         rm -rf "$dir"
         mkdir -p "$dir"
-        debootstrap --variant=minbase --include="$EG_VM_INCLUDE" "$EG_VM_SUITE" \
+        nice debootstrap --variant=minbase --include="$EG_VM_INCLUDE" "$EG_VM_SUITE" \
             "$dir/rootfs" "$mirror" >"$dir/debootstrap.log" 2>&1 ||
             { tail -n 30 "$dir/debootstrap.log" >&2; vm_die "debootstrap failed"; }
         vm_customize_rootfs "$dir/rootfs"
