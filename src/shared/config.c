@@ -250,8 +250,12 @@ static int parse_directory(const ConfContext *ctx, const char *value, void *data
                 return 0;
         if (!*value)
                 value = *(char *const *) ctx->default_value;
-        else if (value[0] != '/' || strlen(value) >= PATH_MAX) {
-                conf_warn(ctx, "Invalid %s=%s (expected an absolute path), ignoring", ctx->key, value);
+        else if (!path_is_normalized_absolute(value) || strlen(value) >= PATH_MAX) {
+                /* A ".." would lead out of the tree it is read in (an
+                 * image's), and another spelling of a directory is not
+                 * what anyone means: refused, and the file is broken. */
+                conf_warn(ctx, "Invalid %s=%s (expected an absolute path without \".\", \"..\" or empty "
+                          "components), ignoring", ctx->key, value);
                 return 0;
         }
         n = strdup(value);

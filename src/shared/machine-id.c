@@ -66,12 +66,10 @@ void machine_id_read(MachineId *ret) {
         /* Followed: images that keep the id elsewhere link it here. */
         fd = root_open_follow("/etc/machine-id");
         if (fd == -ENOENT) {
-                char path_buf[PATH_MAX];
-                const char *path = root_path_buf("/etc/machine-id", path_buf);
-                struct stat st;
+                _cleanup_close_ int lfd = root_open("/etc/machine-id", CHASE_NOFOLLOW);
 
                 /* A dangling link is an id that is elsewhere, not none. */
-                if (path && lstat(path, &st) < 0 && errno == ENOENT) {
+                if (lfd == -ENOENT) {
                         *ret = (MachineId) { .state = MACHINE_ID_ABSENT };
                         return;
                 }
@@ -99,15 +97,15 @@ void machine_id_read(MachineId *ret) {
 }
 
 int boot_id_read(char ret[static MACHINE_ID_HEX_LEN + 1]) {
-        char path_buf[PATH_MAX], buf[64 + 2], id[MACHINE_ID_HEX_LEN + 1];
-        const char *path;
+        _cleanup_close_ int fd = -EBADF;
+        char buf[64 + 2], id[MACHINE_ID_HEX_LEN + 1];
         size_t n, k = 0;
         int r;
 
-        path = root_path_buf("/proc/sys/kernel/random/boot_id", path_buf);
-        if (!path)
-                return -ENAMETOOLONG;
-        r = read_virtual_file_into(path, 64, buf, &n);
+        fd = root_open("/proc/sys/kernel/random/boot_id", CHASE_NOFOLLOW);
+        if (fd < 0)
+                return fd;
+        r = read_fd_once_into(fd, 64, buf, &n);
         if (r < 0)
                 return r;
         /* A UUID: 36 characters with dashes, and a newline. */

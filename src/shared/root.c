@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
 
 #include "macro.h"
 #include "root.h"
@@ -10,27 +16,47 @@
 /* As many as the kernel follows in one lookup (MAXSYMLINKS is 40). */
 #define CHASE_LINKS_MAX 40
 
+static char root_dir_buf[PATH_MAX];
 static const char *root_dir;
+static int root_dfd = -EBADF;
 
-void root_set(const char *dir) {
-        static char buf[PATH_MAX];
+int root_set(const char *dir) {
         size_t l;
+        int fd;
 
         root_dir = NULL;
+        root_dfd = safe_close(root_dfd);
         if (!dir)
-                return;
+                return 0;
         l = strlen(dir);
         while (l > 0 && dir[l - 1] == '/')
                 l--;
-        if (l == 0 || l >= sizeof(buf))
-                return;
-        memcpy(buf, dir, l);
-        buf[l] = 0;
-        root_dir = buf;
+        if (l == 0)
+                /* "", "/", "//": the real root. */
+                return 0;
+        if (l >= sizeof(root_dir_buf))
+                return -ENAMETOOLONG;
+        memcpy(root_dir_buf, dir, l);
+        root_dir_buf[l] = 0;
+        fd = open(root_dir_buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        root_dir = root_dir_buf;
+        root_dfd = fd;
+        return 0;
 }
 
 const char *root_get(void) {
         return root_dir;
+}
+
+int root_fd(void) {
+        if (root_dfd < 0) {
+                root_dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+                if (root_dfd < 0)
+                        return negative_errno();
+        }
+        return root_dfd;
 }
 
 int root_path(const char *path, char **ret) {
@@ -51,25 +77,97 @@ const char *root_path_buf(const char *path, char buf[static PATH_MAX]) {
         return k < 0 || k >= PATH_MAX ? NULL : buf;
 }
 
-int chase_open_at(int root_fd, const char *path) {
+static int open_flags(ChaseFlags flags) {
+        return O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (flags & CHASE_NOFOLLOW ? O_NOFOLLOW : 0) |
+                (flags & CHASE_DIRECTORY ? O_DIRECTORY : 0);
+}
+
+/* The kernel's own resolver. -ENOSYS where it has none: before 5.6, or
+ * behind a seccomp filter (which may say EPERM instead). */
+static int chase_kernel(int root_fd, const char *path, ChaseFlags flags) {
+#if defined(SYS_openat2) && defined(RESOLVE_IN_ROOT)
+        struct open_how how = {
+                .flags = (uint64_t) open_flags(flags),
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS |
+                        (flags & CHASE_NO_XDEV ? RESOLVE_NO_XDEV : 0) |
+                        (flags & CHASE_NO_SYMLINKS ? RESOLVE_NO_SYMLINKS : 0),
+        };
+        long fd = -1;
+
+        /* EAGAIN: a rename somewhere in the tree raced the lookup of "..";
+         * the kernel asks to try again rather than risk leaving the root. */
+        for (unsigned i = 0; i < 16; i++) {
+                fd = syscall(SYS_openat2, root_fd, *path ? path : ".", &how, sizeof(how));
+                if (fd >= 0 || errno != EAGAIN)
+                        break;
+        }
+        if (fd < 0)
+                return errno == EPERM ? -ENOSYS : negative_errno();
+        return (int) fd;
+#else
+        return -ENOSYS;
+#endif
+}
+
+/* Reopen the directory @resolved ("a/b/c", components already found to
+ * be directories, not links) from @root_fd, after a ".." took the walk one
+ * step up: going back down from the root cannot leave it, where opening
+ * ".." of a directory that a rename moved out of the root would. */
+static int reopen_resolved(int root_fd, const char *resolved, ChaseFlags flags, dev_t dev) {
         _cleanup_close_ int dir = -EBADF;
-        _cleanup_free_ char *todo = NULL;
-        unsigned links = 0, depth = 0;
-        char *p;
+        char buf[PATH_MAX], *p, *name;
 
         dir = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
         if (dir < 0)
                 return negative_errno();
-        todo = strdup(path);
-        if (!todo)
-                return -ENOMEM;
+        snprintf(buf, sizeof(buf), "%s", resolved);
+        for (p = buf; *p;) {
+                struct stat st;
+                int fd;
+
+                name = p;
+                p = strchrnul(p, '/');
+                if (*p)
+                        *p++ = 0;
+                fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0)
+                        return errno == ELOOP ? -ESTALE : negative_errno();
+                safe_close(dir);
+                dir = fd;
+                if ((flags & CHASE_NO_XDEV) && (fstat(dir, &st) < 0 || st.st_dev != dev))
+                        return -EXDEV;
+        }
+        return TAKE_FD(dir);
+}
+
+/* The same rules by hand: one component at a time, each opened O_NOFOLLOW
+ * relative to the directory before it. A symlink's target replaces it
+ * (from the root when absolute). Mount points are recognized by st_dev
+ * only: a bind mount within one file system is caught where the kernel
+ * resolves (RESOLVE_NO_XDEV), which every kernel since 5.6 does. */
+static int chase_by_hand(int root_fd, const char *path, ChaseFlags flags) {
+        _cleanup_close_ int dir = -EBADF;
+        char todo[2 * PATH_MAX], resolved[PATH_MAX] = "", target[PATH_MAX], *p;
+        size_t resolved_len = 0;
+        unsigned links = 0;
+        struct stat root_st;
+
+        if (fstat(root_fd, &root_st) < 0)
+                return negative_errno();
+        if (strlen(path) >= PATH_MAX)
+                return -ENAMETOOLONG;
+        snprintf(todo, sizeof(todo), "%s", path);
+        dir = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+        if (dir < 0)
+                return negative_errno();
 
         for (p = todo;;) {
                 _cleanup_close_ int fd = -EBADF;
-                char *name, target[PATH_MAX], *next;
+                char *name;
                 struct stat st;
                 ssize_t n;
-                bool last;
+                bool last, slash;
+                int k;
 
                 while (*p == '/')
                         p++;
@@ -79,6 +177,7 @@ int chase_open_at(int root_fd, const char *path) {
                 name = p;
                 p = strchrnul(p, '/');
                 last = !p[strspn(p, "/")];
+                slash = *p == '/';
                 if (*p)
                         *p++ = 0;
 
@@ -86,62 +185,200 @@ int chase_open_at(int root_fd, const char *path) {
                         continue;
                 if (streq(name, "..")) {
                         /* Never above the root: there ".." is the root itself. */
-                        if (depth == 0)
+                        char *up;
+
+                        if (resolved_len == 0)
                                 continue;
-                        fd = openat(dir, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                        if (fd < 0)
-                                return negative_errno();
+                        up = strrchr(resolved, '/');
+                        resolved_len = up ? (size_t) (up - resolved) : 0;
+                        resolved[resolved_len] = 0;
                         safe_close(dir);
-                        dir = TAKE_FD(fd);
-                        depth--;
+                        dir = reopen_resolved(root_fd, resolved, flags, root_st.st_dev);
+                        if (dir < 0)
+                                return dir;
                         continue;
                 }
 
-                fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
-                                       (last ? 0 : O_DIRECTORY));
+                /* "name/" names a directory, as it does to the kernel. */
+                fd = openat(dir, name, last ? open_flags(flags) | O_NOFOLLOW | (slash ? O_DIRECTORY : 0) :
+                                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
                 if (fd >= 0) {
+                        if ((flags & CHASE_NO_XDEV) && (fstat(fd, &st) < 0 || st.st_dev != root_st.st_dev))
+                                return -EXDEV;
                         if (last)
                                 return TAKE_FD(fd);
+                        k = snprintf(resolved + resolved_len, sizeof(resolved) - resolved_len, "%s%s",
+                                     resolved_len ? "/" : "", name);
+                        if (k < 0 || (size_t) k >= sizeof(resolved) - resolved_len)
+                                return -ENAMETOOLONG;
+                        resolved_len += (size_t) k;
                         safe_close(dir);
                         dir = TAKE_FD(fd);
-                        depth++;
                         continue;
                 }
                 if ((errno != ELOOP && errno != ENOTDIR) ||
                     fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
                         return negative_errno();
 
-                /* A symlink: its target replaces it, resolved inside the root. */
+                /* A symlink. */
+                if ((flags & CHASE_NO_SYMLINKS) || (last && (flags & CHASE_NOFOLLOW)))
+                        return -ELOOP;
                 if (++links > CHASE_LINKS_MAX)
                         return -ELOOP;
                 n = readlinkat(dir, name, target, sizeof(target) - 1);
                 if (n < 0)
                         return negative_errno();
                 target[n] = 0;
-                if (asprintf(&next, "%s/%s", target, p) < 0)
-                        return -ENOMEM;
-                free(todo);
-                todo = p = next;
+                /* Its target replaces it: "TARGET/REST", in place. */
+                k = snprintf(todo + sizeof(todo) / 2, sizeof(todo) / 2, "%s%s%s", target,
+                             *p || slash ? "/" : "", p);
+                if (k < 0 || (size_t) k >= sizeof(todo) / 2)
+                        return -ENAMETOOLONG;
+                memmove(todo, todo + sizeof(todo) / 2, (size_t) k + 1);
+                p = todo;
                 if (target[0] == '/') {
                         safe_close(dir);
                         dir = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
                         if (dir < 0)
                                 return negative_errno();
-                        depth = 0;
+                        resolved_len = 0;
+                        resolved[0] = 0;
                 }
         }
 }
 
-int root_open_follow(const char *path) {
-        _cleanup_close_ int root_fd = -EBADF;
-        int fd;
+static int chase_checked(int fd, ChaseFlags flags) {
+        if (fd >= 0 && (flags & CHASE_DIRECTORY)) {
+                struct stat st;
 
-        if (!root_dir) {
-                fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-                return fd < 0 ? negative_errno() : fd;
+                /* The walk by hand opens the last component without
+                 * O_DIRECTORY when it may be a link; say it here. */
+                if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                        int r = fstat(fd, &st) < 0 ? negative_errno() : -ENOTDIR;
+                        safe_close(fd);
+                        return r;
+                }
         }
-        root_fd = open(root_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (root_fd < 0)
+        return fd;
+}
+
+int chase_open_by_hand_at(int root_fd, const char *path, ChaseFlags flags) {
+        return chase_checked(chase_by_hand(root_fd, path, flags & ~CHASE_MKDIR), flags);
+}
+
+static int chase_plain(int root_fd, const char *path, ChaseFlags flags) {
+        int fd = chase_kernel(root_fd, path, flags);
+
+        if (fd == -ENOSYS)
+                fd = chase_by_hand(root_fd, path, flags);
+        return chase_checked(fd, flags);
+}
+
+/* Split @path into its parent (in @ret_parent, a buffer of PATH_MAX) and
+ * its last component (in @ret_name). */
+static int path_split(const char *path, char *ret_parent, char ret_name[static NAME_MAX + 1]) {
+        size_t l = strlen(path), start;
+
+        while (l > 0 && path[l - 1] == '/')
+                l--;
+        start = l;
+        while (start > 0 && path[start - 1] != '/')
+                start--;
+        if (l == start || l - start > NAME_MAX)
+                return l == start ? -EINVAL : -ENAMETOOLONG;
+        if ((l - start == 1 && path[start] == '.') || (l - start == 2 && path[start] == '.' && path[start + 1] == '.'))
+                return -EINVAL;
+        if (start >= PATH_MAX)
+                return -ENAMETOOLONG;
+        memcpy(ret_parent, path, start);
+        ret_parent[start] = 0;
+        memcpy(ret_name, path + start, l - start);
+        ret_name[l - start] = 0;
+        return 0;
+}
+
+int chase_parent_at(int root_fd, const char *path, ChaseFlags flags, char ret_name[static NAME_MAX + 1]) {
+        char parent[PATH_MAX], name[NAME_MAX + 1];
+        int fd, r;
+
+        r = path_split(path, parent, name);
+        if (r < 0)
+                return r;
+        fd = chase_plain(root_fd, parent, (flags & ~(CHASE_NOFOLLOW | CHASE_MKDIR)) | CHASE_DIRECTORY);
+        if (fd < 0)
+                return fd;
+        memcpy(ret_name, name, strlen(name) + 1);
+        return fd;
+}
+
+int chase_open_at(int root_fd, const char *path, ChaseFlags flags) {
+        char name[NAME_MAX + 1];
+        int fd, pfd;
+
+        fd = chase_plain(root_fd, path, flags & ~CHASE_MKDIR);
+        if (fd != -ENOENT || !(flags & CHASE_MKDIR) || !(flags & CHASE_DIRECTORY))
+                return fd;
+
+        /* Only the last component is created: a missing parent (an
+         * unmounted /var/lib) stays an error. */
+        pfd = chase_parent_at(root_fd, path, flags, name);
+        if (pfd < 0)
+                return pfd;
+        if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST) {
+                fd = negative_errno();
+                safe_close(pfd);
+                return fd;
+        }
+        safe_close(pfd);
+        return chase_plain(root_fd, path, flags & ~CHASE_MKDIR);
+}
+
+int root_open(const char *path, ChaseFlags flags) {
+        int fd = root_fd();
+
+        return fd < 0 ? fd : chase_open_at(fd, path, flags);
+}
+
+int root_open_parent(const char *path, ChaseFlags flags, char ret_name[static NAME_MAX + 1]) {
+        int fd = root_fd();
+
+        return fd < 0 ? fd : chase_parent_at(fd, path, flags, ret_name);
+}
+
+int root_open_follow(const char *path) {
+        return root_open(path, 0);
+}
+
+int fd_is_system_root(int fd) {
+        static const char *const roots[] = { "/", "/proc/1/root" };
+        struct stat a, b;
+
+        if (fstat(fd, &a) < 0)
                 return negative_errno();
-        return chase_open_at(root_fd, path);
+        for (size_t i = 0; i < ELEMENTSOF(roots); i++)
+                /* /proc/1/root needs privileges to look at: a stat() that
+                 * fails there says nothing, and "/" was compared already. */
+                if (stat(roots[i], &b) >= 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                        return 1;
+        return 0;
+}
+
+bool path_is_normalized_absolute(const char *path) {
+        const char *p;
+
+        if (!path || path[0] != '/')
+                return false;
+        if (streq(path, "/"))
+                return true;
+        for (p = path; *p;) {
+                size_t n;
+
+                /* At a '/': the component after it. */
+                p++;
+                n = strcspn(p, "/");
+                if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return false;
+                p += n;
+        }
+        return true;
 }

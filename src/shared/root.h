@@ -7,28 +7,87 @@
 /* The directory every system path is taken relative to: "/" on a running
  * system; an image's tree with entropy-seed --root= and entropyctl --root=
  * (image builders, and tests). Set once by a front end before anything
- * else; never from the environment. */
+ * else; never from the environment.
+ *
+ * Every path under the root is opened through one resolver, for reads and
+ * writes alike: component by component from the root's directory fd, never
+ * leaving it. Symlinks are followed the way the booted image would follow
+ * them (an absolute target starts again at the root, ".." stops at it),
+ * magic links (/proc/PID/fd/N, /proc/self/root) never. The kernel does it
+ * where it can (openat2(RESOLVE_IN_ROOT)); the same rules are applied by
+ * hand where it cannot (kernels before 5.6, a seccomp filter that refuses
+ * the system call). Creating, renaming, unlinking and fsyncing are then done
+ * relative to the directory fd the resolver returned, never by a name
+ * looked up again. */
 
-/* NULL, "" and "/" mean the real root. The string must outlive its use. */
-void root_set(const char *dir);
+/* NULL, "" and "/" mean the real root. Opens @dir at once, so that a root
+ * that cannot be used as given is an error here, never a silent fall back
+ * to "/": -ENAMETOOLONG, -ENOENT, -ENOTDIR, -EACCES, ... The string is
+ * copied. */
+int root_set(const char *dir);
 
-/* NULL for the real root, else the directory without trailing slashes. */
+/* NULL for the real root, else the directory as given without trailing
+ * slashes: for messages. */
 const char *root_get(void);
 
+/* The root's directory fd ("/" opened on first use on the real root), or
+ * -errno. Owned by this module. */
+int root_fd(void);
+
 /* @path (absolute) inside the root, in a new string: "/etc/x" or
- * "ROOT/etc/x". 0 or -ENOMEM. */
+ * "ROOT/etc/x", for messages only: no file is ever opened by it. 0 or
+ * -ENOMEM. */
 int root_path(const char *path, char **ret);
 
-/* The same without allocating: @path itself on the real root, else
- * "ROOT/path" in @buf; NULL when that does not fit (ENAMETOOLONG). */
+/* The same without allocating, in @buf; NULL when it does not fit. */
 const char *root_path_buf(const char *path, char buf[static PATH_MAX]);
 
-/* Open @path (absolute) inside the root for reading, following symlinks as
- * the running system would, but never out of the root: an absolute link
- * target is taken inside it, ".." stops at it. Non-blocking, close-on-exec.
- * Returns the fd or -errno (-ELOOP after too many links). */
+typedef enum ChaseFlags {
+        /* A symlink as the last component is not followed: -ELOOP. */
+        CHASE_NOFOLLOW    = 1 << 0,
+        /* Never cross a mount point on the way (bind mounts included):
+         * -EXDEV. For the tree tools (check-image, provision), which work on
+         * a tree and nothing mounted into it. */
+        CHASE_NO_XDEV     = 1 << 1,
+        /* A symlink anywhere on the way is -ELOOP. */
+        CHASE_NO_SYMLINKS = 1 << 2,
+        /* The result must be a directory (-ENOTDIR). */
+        CHASE_DIRECTORY   = 1 << 3,
+        /* With CHASE_DIRECTORY: create the last component (mode 0700) when
+         * it is missing; its parent must exist. */
+        CHASE_MKDIR       = 1 << 4,
+} ChaseFlags;
+
+/* Open @path (absolute or relative: both start at @root_fd) below
+ * @root_fd, read-only, non-blocking, close-on-exec, never a controlling
+ * terminal. Returns the fd or -errno (-ELOOP after 40 links). */
+int chase_open_at(int root_fd, const char *path, ChaseFlags flags);
+
+/* The rules of chase_open_at() applied by hand, as on kernels without
+ * openat2() (no CHASE_MKDIR): exported so that tests hold both to one
+ * table. */
+int chase_open_by_hand_at(int root_fd, const char *path, ChaseFlags flags);
+
+/* Open the directory that holds @path's last component, and copy that
+ * component to @ret_name, for the *at() call that creates, renames or
+ * unlinks it. A path whose last component is "", "." or ".." (the root
+ * itself, or a name that is not one) is -EINVAL. */
+int chase_parent_at(int root_fd, const char *path, ChaseFlags flags, char ret_name[static NAME_MAX + 1]);
+
+/* The same below root_fd(). */
+int root_open(const char *path, ChaseFlags flags);
+int root_open_parent(const char *path, ChaseFlags flags, char ret_name[static NAME_MAX + 1]);
+
+/* root_open(@path, 0): a file to read, as the running system would find
+ * it. */
 int root_open_follow(const char *path);
 
-/* The same resolution relative to the directory @root_fd, for callers that
- * hold an image's root open. */
-int chase_open_at(int root_fd, const char *path);
+/* 1 when the directory @fd is this system's root directory (or its init's
+ * root, when this runs in a chroot) however it was reached: a bind mount, a
+ * symlink, /proc/self/root. 0 when not, -errno. */
+int fd_is_system_root(int fd);
+
+/* Whether @path is absolute and normalized: no "." or ".." component, no
+ * empty one ("//"), no trailing slash (except "/" itself). What
+ * Directory= must be. */
+bool path_is_normalized_absolute(const char *path);

@@ -53,32 +53,184 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-        root_set(NULL);
+        (void) root_set(NULL);
         test_rm_rf(root);
         return 0;
 }
 
 static void test_set_and_join(void **state) {
-        char *p;
+        char *p, path[PATH_MAX + 64], *longname;
 
-        root_set(NULL);
+        assert_int_equal(root_set(NULL), 0);
         assert_null(root_get());
         assert_int_equal(root_path("/etc/x", &p), 0);
         assert_string_equal(p, "/etc/x");
         free(p);
-        root_set("/");
+        assert_int_equal(root_set("/"), 0);
         assert_null(root_get());
-        root_set("");
+        assert_int_equal(root_set(""), 0);
         assert_null(root_get());
-        root_set("/srv/image///");
-        assert_string_equal(root_get(), "/srv/image");
+        snprintf(path, sizeof(path), "%s///", root);
+        assert_int_equal(root_set(path), 0);
+        assert_string_equal(root_get(), root);
         assert_int_equal(root_path("/etc/x", &p), 0);
-        assert_string_equal(p, "/srv/image/etc/x");
+        snprintf(path, sizeof(path), "%s/etc/x", root);
+        assert_string_equal(p, path);
         free(p);
+
+        /* A root that cannot be used as given is an error, never "/". */
+        assert_int_equal(root_set("/nonexistent-root-dir"), -ENOENT);
+        assert_null(root_get());
+        snprintf(path, sizeof(path), "%s/etc/real", root);
+        assert_int_equal(root_set(path), -ENOTDIR);
+        assert_null(root_get());
+        longname = malloc(PATH_MAX + 10);
+        assert_non_null(longname);
+        memset(longname, 'a', PATH_MAX + 9);
+        longname[0] = '/';
+        longname[PATH_MAX + 9] = 0;
+        assert_int_equal(root_set(longname), -ENAMETOOLONG);
+        assert_null(root_get());
+        free(longname);
+}
+
+static void test_normalized(void **state) {
+        static const char *const good[] = { "/", "/var/lib/entropy-gate", "/a", "/a.b/..c/...", "/x\ny" };
+        static const char *const bad[] = { "", "var", "/var/", "//var", "/var//lib", "/./var", "/var/.",
+                                           "/../..", "/var/lib/..", "/var/../../root/.aws", NULL };
+
+        for (size_t i = 0; i < ELEMENTSOF(good); i++)
+                assert_true(path_is_normalized_absolute(good[i]));
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                assert_false(path_is_normalized_absolute(bad[i]));
+}
+
+/* Every case through the kernel's resolver and through the rules by hand:
+ * the same answer, and never a file outside the root. */
+static void test_chase_table(void **state) {
+        static const struct {
+                const char *path;
+                ChaseFlags flags;
+                const char *want;             /* content read, or "error N" */
+        } cases[] = {
+                { "/etc/real",                 0,                  "inside" },
+                { "etc/real",                  0,                  "inside" },
+                { "/etc/../etc/./real",        0,                  "inside" },
+                { "/../../../etc/real",        0,                  "inside" },
+                { "/etc/t-rel",                0,                  "inside" },
+                { "/etc/t-abs",                0,                  "deep" },
+                { "/etc/t-host",               0,                  "error -2" },
+                { "/etc/t-up",                 0,                  "inside" },
+                { "/etc/t-dir/id",             0,                  "deep" },
+                { "/etc/t-top/etc/real",       0,                  "inside" },
+                { "/etc/t-top/../../etc/real", 0,                  "inside" },
+                { "/etc/t-rel",                CHASE_NOFOLLOW,     "error -40" },
+                { "/etc/t-dir/id",             CHASE_NOFOLLOW,     "deep" },
+                { "/etc/t-dir/id",             CHASE_NO_SYMLINKS,  "error -40" },
+                { "/etc/real",                 CHASE_NO_SYMLINKS,  "inside" },
+                { "/etc/real",                 CHASE_DIRECTORY,    "error -20" },
+                { "/etc/real/",                0,                  "error -20" },
+                { "/etc/t-loop1",              0,                  "error -40" },
+                { "/etc/t-proc",               0,                  "error -2" },
+                { "/etc/missing",              0,                  "error -2" },
+        };
+
+        link_at("real", "etc/t-rel");
+        link_at("/var/lib/id", "etc/t-abs");
+        link_at("/etc/hostname", "etc/t-host");
+        link_at("../../../../etc/real", "var/lib/t-up");
+        link_at("/var/lib/t-up", "etc/t-up");
+        link_at("/var/lib", "etc/t-dir");
+        link_at("/../../..", "etc/t-top");
+        link_at("t-loop2", "etc/t-loop1");
+        link_at("t-loop1", "etc/t-loop2");
+        link_at("/proc/self/root/etc/hostname", "etc/t-proc");
+
+        for (int by_hand = 0; by_hand < 2; by_hand++) {
+                _cleanup_close_ int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                assert_true(rfd >= 0);
+                for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                        char out[128];
+                        _cleanup_close_ int fd = by_hand ? chase_open_by_hand_at(rfd, cases[i].path, cases[i].flags) :
+                                chase_open_at(rfd, cases[i].path, cases[i].flags);
+
+                        if (fd < 0)
+                                snprintf(out, sizeof(out), "error %d", fd);
+                        else {
+                                char *buf = NULL;
+                                size_t n;
+                                int r = read_fd_bounded(fd, 100, READ_NUL_TERMINATE, &buf, &n);
+
+                                if (r < 0)
+                                        snprintf(out, sizeof(out), "error %d", r);
+                                else
+                                        snprintf(out, sizeof(out), "%s", buf);
+                                free(buf);
+                        }
+                        if (!streq(out, cases[i].want))
+                                fail_msg("%s %s (flags %#x): got \"%s\", want \"%s\"", by_hand ? "by hand" : "kernel",
+                                         cases[i].path, (unsigned) cases[i].flags, out, cases[i].want);
+                }
+        }
+}
+
+static void test_parent_and_mkdir(void **state) {
+        char name[NAME_MAX + 1];
+        _cleanup_close_ int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct stat st, want;
+        int fd;
+
+        assert_true(rfd >= 0);
+        link_at("/var", "etc/p-var");
+        fd = chase_parent_at(rfd, "/etc/p-var/lib/id", 0, name);
+        assert_true(fd >= 0);
+        assert_string_equal(name, "id");
+        assert_int_equal(fstat(fd, &st), 0);
+        safe_close(fd);
+        fd = chase_open_at(rfd, "/var/lib", CHASE_DIRECTORY);
+        assert_int_equal(fstat(fd, &want), 0);
+        safe_close(fd);
+        assert_true(st.st_ino == want.st_ino);
+
+        /* The last component is the caller's, never followed here. */
+        fd = chase_parent_at(rfd, "/etc/p-var/", 0, name);
+        assert_true(fd >= 0);
+        assert_string_equal(name, "p-var");
+        safe_close(fd);
+        assert_int_equal(chase_parent_at(rfd, "/", 0, name), -EINVAL);
+        assert_int_equal(chase_parent_at(rfd, "/etc/..", 0, name), -EINVAL);
+        assert_int_equal(chase_parent_at(rfd, "/etc/.", 0, name), -EINVAL);
+
+        /* Only the last component is created, 0700, inside the root; never
+         * through a dangling link. */
+        link_at("/var/lib/made", "etc/p-made");
+        assert_int_equal(chase_open_at(rfd, "/etc/p-made", CHASE_DIRECTORY | CHASE_MKDIR), -ENOENT);
+        assert_int_equal(fstatat(rfd, "var/lib/made", &st, 0), -1);
+        link_at("/var/lib", "etc/p-lib");
+        fd = chase_open_at(rfd, "/etc/p-lib/made", CHASE_DIRECTORY | CHASE_MKDIR);
+        assert_true(fd >= 0);
+        assert_int_equal(fstat(fd, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0700);
+        safe_close(fd);
+        assert_int_equal(fstatat(rfd, "var/lib/made", &st, 0), 0);
+        assert_int_equal(chase_open_at(rfd, "/no/such/dir", CHASE_DIRECTORY | CHASE_MKDIR), -ENOENT);
+}
+
+static void test_system_root(void **state) {
+        _cleanup_close_ int a = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int b = open("/proc/self/root", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int c = open("//./etc/..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int d = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        assert_int_equal(fd_is_system_root(a), 1);
+        assert_int_equal(fd_is_system_root(b), 1);
+        assert_int_equal(fd_is_system_root(c), 1);
+        assert_int_equal(fd_is_system_root(d), 0);
 }
 
 static void test_follow(void **state) {
-        root_set(root);
+        assert_int_equal(root_set(root), 0);
         assert_string_equal(read_via("/etc/real"), "inside");
         /* Relative and absolute links, both inside the root. */
         link_at("real", "etc/rel");
@@ -103,7 +255,7 @@ static void test_follow(void **state) {
         assert_string_equal(read_via("/etc/missing"), "error -2");
 
         /* Without a root, the system's own resolution. */
-        root_set(NULL);
+        assert_int_equal(root_set(NULL), 0);
         assert_string_equal(read_via("/proc/self/comm"), "test-root\n");
 }
 
@@ -111,6 +263,10 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_set_and_join),
                 cmocka_unit_test(test_follow),
+                cmocka_unit_test(test_normalized),
+                cmocka_unit_test(test_chase_table),
+                cmocka_unit_test(test_parent_and_mkdir),
+                cmocka_unit_test(test_system_root),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
