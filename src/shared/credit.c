@@ -53,7 +53,7 @@ static bool dir_mode_ok(mode_t m) {
 }
 
 static bool rule6_holds(const struct seed_facts *f) {
-        return f->file_regular && f->file_uid == 0 && file_mode_ok(f->file_mode) &&
+        return f->file_regular && f->file_uid == 0 && file_mode_ok(f->file_mode) && f->file_nlink == 1 &&
                 f->dir_uid == 0 && dir_mode_ok(f->dir_mode);
 }
 
@@ -81,10 +81,12 @@ bool seed_credit_rules_2_to_6_hold(const struct seed_facts *f) {
  * 5. Not a first boot. A freshly installed or freshly cloned system
  *    (machine-id "uninitialized", /run/systemd/first-boot) carries whatever
  *    seed the image carried, which every clone shares.
- * 6. A regular file owned by root, mode 0600 or stricter, in a root-owned
- *    directory of mode 0700 or stricter. Anyone else who could read it knows
- *    the secret; anyone who could write it, or swap it through the directory,
- *    chooses it; anyone who could open the directory could hold its lock.
+ * 6. A regular file owned by root, mode 0600 or stricter, with one link,
+ *    in a root-owned directory of mode 0700 or stricter. Anyone else who
+ *    could read it knows the secret; anyone who could write it, or swap it
+ *    through the directory, chooses it; anyone who could open the directory
+ *    could hold its lock; a second link is a second name under which the
+ *    same seed would be loaded (and credited) again.
  * 7. The replacement was written durably first. Crediting the old seed and
  *    then crashing before the new one is on disk would credit the same bytes
  *    again on the next boot: a secret used twice is no longer unpredictable.
@@ -127,6 +129,9 @@ CreditDecision seed_credit_decide(const struct seed_facts *f) {
         if (!file_mode_ok(f->file_mode))
                 return refuse(&d, 6, "seed file is mode %04o, must be 0600 or stricter",
                               (unsigned) (f->file_mode & 07777));
+        if (f->file_nlink != 1)
+                return refuse(&d, 6, "seed file has %lu links, must have exactly one (a hard link is "
+                              "another name for the same seed)", f->file_nlink);
         if (f->dir_uid != 0)
                 return refuse(&d, 6, "seed directory is owned by UID %u, not root", (unsigned) f->dir_uid);
         if (!dir_mode_ok(f->dir_mode))

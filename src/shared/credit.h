@@ -38,6 +38,7 @@ struct seed_facts {
         bool file_regular;
         uid_t file_uid;
         mode_t file_mode;
+        unsigned long file_nlink;         /* one: a hard link elsewhere would be another name for it */
         uid_t dir_uid;
         mode_t dir_mode;
 
@@ -46,7 +47,7 @@ struct seed_facts {
         bool replacement_durable;
 };
 
-#define CREDIT_REASON_MAX 160
+#define CREDIT_REASON_MAX 256
 
 typedef struct CreditDecision {
         bool credit;

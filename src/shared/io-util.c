@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/file.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "io-util.h"
 #include "macro.h"
+#include "time-util.h"
 
 ssize_t loop_read(int fd, void *buf, size_t size) {
         size_t done = 0;
@@ -43,6 +47,9 @@ int loop_write(int fd, const void *buf, size_t size) {
 
 void file_stat_from_stat(const struct stat *st, FileStat *ret) {
         *ret = (FileStat) {
+                .dev = st->st_dev,
+                .ino = st->st_ino,
+                .nlink = st->st_nlink,
                 .uid = st->st_uid,
                 .mode = st->st_mode,
                 .size = st->st_size,
@@ -297,5 +304,54 @@ int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size
 
 fail:
         (void) unlinkat(dfd, tmp, 0);
+        return r;
+}
+
+static void on_alarm(int sig) {
+        /* Nothing: its only job is to interrupt flock() with EINTR. */
+}
+
+/* flock(LOCK_EX) bounded by @timeout: a timer signal installed without
+ * SA_RESTART interrupts the wait. The free lock, the common case, costs
+ * one system call. */
+int flock_timeout(int fd, uint64_t timeout) {
+        struct sigaction sa = { .sa_handler = on_alarm }, old_sa;
+        struct itimerval it = {}, old_it;
+        uint64_t deadline;
+        int r;
+
+        if (flock(fd, LOCK_EX | LOCK_NB) >= 0)
+                return 0;
+        if (errno != EWOULDBLOCK)
+                return negative_errno();
+
+        deadline = now_usec(CLOCK_MONOTONIC) + timeout;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGALRM, &sa, &old_sa) < 0)
+                return negative_errno();
+        /* Ticks, not one shot: a signal that lands just before flock()
+         * blocks would otherwise be lost. */
+        it.it_interval.tv_usec = it.it_value.tv_usec = 100 * 1000;
+        if (setitimer(ITIMER_REAL, &it, &old_it) < 0) {
+                r = negative_errno();
+                (void) sigaction(SIGALRM, &old_sa, NULL);
+                return r;
+        }
+        for (;;) {
+                if (flock(fd, LOCK_EX) >= 0) {
+                        r = 0;
+                        break;
+                }
+                if (errno != EINTR) {
+                        r = negative_errno();
+                        break;
+                }
+                if (now_usec(CLOCK_MONOTONIC) >= deadline) {
+                        r = -ETIMEDOUT;
+                        break;
+                }
+        }
+        (void) setitimer(ITIMER_REAL, &old_it, NULL);
+        (void) sigaction(SIGALRM, &old_sa, NULL);
         return r;
 }

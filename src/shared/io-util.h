@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -27,6 +28,9 @@ typedef enum ReadFlags {
 
 /* Facts about the file read, for callers that judge ownership and modes. */
 typedef struct FileStat {
+        dev_t dev;                    /* identity: the same file however it is named */
+        ino_t ino;
+        nlink_t nlink;
         uid_t uid;
         mode_t mode;                  /* type and permission bits, as st_mode */
         off_t size;
@@ -83,6 +87,11 @@ int read_file_at(int dfd, const char *path, size_t max, ReadFlags flags,
 /* "a directory", "a FIFO", ...: what a file that is not a regular one is,
  * for messages. */
 const char *inode_type_to_string(mode_t mode);
+
+/* flock(LOCK_EX) on @fd, waiting at most @timeout_usec for another holder
+ * (-ETIMEDOUT): a lock held by someone else must not hang the boot. The
+ * free lock, the common case, costs one system call. */
+int flock_timeout(int fd, uint64_t timeout_usec);
 
 /* Wipe @size bytes of @p and free it (NULL is fine). */
 void erase_free(void *p, size_t size);

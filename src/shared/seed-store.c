@@ -31,80 +31,19 @@ const LegacySeed legacy_seeds[] = {
 };
 const size_t legacy_seeds_count = ELEMENTSOF(legacy_seeds);
 
-int seed_dir_path(const char *configured, char **ret) {
-        return root_path(configured, ret);
-}
-
-const char *seed_dir_path_buf(const char *configured, char buf[static PATH_MAX]) {
-        return root_path_buf(configured, buf);
-}
-
-static void on_alarm(int sig) {
-        /* Nothing: its only job is to interrupt flock() with EINTR. */
-}
-
-/* flock(LOCK_EX) bounded by @timeout: a timer signal installed without
- * SA_RESTART interrupts the wait. The free lock, the common case, costs
- * one system call. */
-static int flock_timeout(int fd, usec_t timeout) {
-        struct sigaction sa = { .sa_handler = on_alarm }, old_sa;
-        struct itimerval it = {}, old_it;
-        usec_t deadline;
-        int r;
-
-        if (flock(fd, LOCK_EX | LOCK_NB) >= 0)
-                return 0;
-        if (errno != EWOULDBLOCK)
-                return negative_errno();
-
-        deadline = now_usec(CLOCK_MONOTONIC) + timeout;
-        sigemptyset(&sa.sa_mask);
-        if (sigaction(SIGALRM, &sa, &old_sa) < 0)
-                return negative_errno();
-        /* Ticks, not one shot: a signal that lands just before flock()
-         * blocks would otherwise be lost. */
-        it.it_interval.tv_usec = it.it_value.tv_usec = 100 * 1000;
-        if (setitimer(ITIMER_REAL, &it, &old_it) < 0) {
-                r = negative_errno();
-                (void) sigaction(SIGALRM, &old_sa, NULL);
-                return r;
-        }
-        for (;;) {
-                if (flock(fd, LOCK_EX) >= 0) {
-                        r = 0;
-                        break;
-                }
-                if (errno != EINTR) {
-                        r = negative_errno();
-                        break;
-                }
-                if (now_usec(CLOCK_MONOTONIC) >= deadline) {
-                        r = -ETIMEDOUT;
-                        break;
-                }
-        }
-        (void) setitimer(ITIMER_REAL, &old_it, NULL);
-        (void) sigaction(SIGALRM, &old_sa, NULL);
-        return r;
-}
-
-int seed_dir_open_locked(const char *path, usec_t timeout, FileStat *ret_stat) {
+int seed_dir_open_locked(const char *path, ChaseFlags flags, usec_t timeout, FileStat *ret_stat) {
         _cleanup_close_ int dfd = -EBADF;
         struct stat st;
         int r;
 
-        dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
-        if (dfd < 0 && errno == ENOENT) {
-                /* Only the last component is created: a missing /var/lib means
-                 * the state file system is not mounted, and creating a
-                 * directory tree on the root file system underneath the mount
-                 * point would hide that. */
-                if (mkdir(path, 0700) < 0 && errno != EEXIST)
-                        return negative_errno();
-                dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
-        }
+        /* Inside the root, links followed as the booted system would,
+         * never out of it. Only the last component is created: a missing
+         * /var/lib means the state file system is not mounted, and creating
+         * a directory tree on the root file system underneath the mount
+         * point would hide that. */
+        dfd = root_open(path, flags | CHASE_DIRECTORY | CHASE_MKDIR);
         if (dfd < 0)
-                return negative_errno();
+                return dfd;
         if (fstat(dfd, &st) < 0)
                 return negative_errno();
 
@@ -181,75 +120,99 @@ int stored_seed_write(int dfd, const SeedFile *f) {
         return r;
 }
 
-/* The list: a magic line, then CREDENTIAL_HASH_SIZE bytes per entry, oldest
- * first. */
-#define CREDENTIALS_MAGIC "\x89" "EGCRED\n"
+/* The memory of credited credentials: a Bloom filter of
+ * CREDENTIAL_MEMORY_BITS bits behind a magic line. A credential credited
+ * sets CREDENTIAL_MEMORY_K bits chosen by its keyed hash; one whose bits
+ * are all set is taken as seen. It never forgets (no entry is ever dropped
+ * to make room); a false positive only means "mix, don't credit". With 512
+ * Ki bits and 8 bits an entry, the chance that a new credential is taken
+ * for an old one is 2e-7 after 10,000 credited credentials and 0.6 % after
+ * 50,000; the file stays 64 KiB. The first format (a list of hashes, oldest
+ * dropped beyond 1024) is read and carried over. */
+#define CREDENTIALS_MAGIC "\x89" "EGBLM1\n"
+#define CREDENTIALS_OLD_MAGIC "\x89" "EGCRED\n"
 #define CREDENTIALS_MAGIC_SIZE 8U
-#define CREDENTIALS_FILE_MAX (CREDENTIALS_MAGIC_SIZE + CREDENTIALS_SEEN_MAX * CREDENTIAL_HASH_SIZE)
+#define CREDENTIALS_OLD_MAX 1024U
+#define CREDENTIALS_FILE_MAX (CREDENTIALS_MAGIC_SIZE + CREDENTIAL_MEMORY_BYTES)
 #define CREDENTIAL_HASH_KEY "entropy-gate credential v1"
 
 void credential_hash(const void *buf, size_t size, uint8_t ret[static CREDENTIAL_HASH_SIZE]) {
         (void) blake2s(ret, CREDENTIAL_HASH_SIZE, CREDENTIAL_HASH_KEY, strlen(CREDENTIAL_HASH_KEY), buf, size);
 }
 
-/* 0 with the entries (a new buffer, possibly empty), or -errno. */
-static int credentials_read(int dfd, char **ret_entries, size_t *ret_n) {
+static size_t memory_bit(const uint8_t hash[static CREDENTIAL_HASH_SIZE], unsigned i) {
+        uint32_t v = (uint32_t) hash[4 * i] | (uint32_t) hash[4 * i + 1] << 8 |
+                (uint32_t) hash[4 * i + 2] << 16 | (uint32_t) hash[4 * i + 3] << 24;
+        return v % CREDENTIAL_MEMORY_BITS;
+}
+
+bool credential_memory_has(const CredentialMemory *m, const uint8_t hash[static CREDENTIAL_HASH_SIZE]) {
+        for (unsigned i = 0; i < CREDENTIAL_MEMORY_K; i++) {
+                size_t b = memory_bit(hash, i);
+                if (!(m->bits[b / 8] & (1U << (b % 8))))
+                        return false;
+        }
+        return true;
+}
+
+void credential_memory_add(CredentialMemory *m, const uint8_t hash[static CREDENTIAL_HASH_SIZE]) {
+        for (unsigned i = 0; i < CREDENTIAL_MEMORY_K; i++) {
+                size_t b = memory_bit(hash, i);
+                m->bits[b / 8] |= (uint8_t) (1U << (b % 8));
+        }
+}
+
+bool credential_memory_file_ok(const FileStat *st) {
+        /* Rule 6, as for the seed: whoever could replace or truncate this
+         * file could make a credential credited twice. */
+        return S_ISREG(st->mode) && st->uid == 0 && (st->mode & 07177) == 0 && st->nlink == 1;
+}
+
+int credential_memory_parse(const uint8_t *buf, size_t size, CredentialMemory *m) {
+        memset(m->bits, 0, sizeof(m->bits));
+        if (size == CREDENTIALS_FILE_MAX && memcmp(buf, CREDENTIALS_MAGIC, CREDENTIALS_MAGIC_SIZE) == 0) {
+                memcpy(m->bits, buf + CREDENTIALS_MAGIC_SIZE, CREDENTIAL_MEMORY_BYTES);
+                return 0;
+        }
+        if (size >= CREDENTIALS_MAGIC_SIZE && memcmp(buf, CREDENTIALS_OLD_MAGIC, CREDENTIALS_MAGIC_SIZE) == 0 &&
+            (size - CREDENTIALS_MAGIC_SIZE) % CREDENTIAL_HASH_SIZE == 0 &&
+            (size - CREDENTIALS_MAGIC_SIZE) / CREDENTIAL_HASH_SIZE <= CREDENTIALS_OLD_MAX) {
+                for (size_t o = CREDENTIALS_MAGIC_SIZE; o < size; o += CREDENTIAL_HASH_SIZE)
+                        credential_memory_add(m, buf + o);
+                return 0;
+        }
+        return -EBADMSG;
+}
+
+int credential_memory_read(int dfd, CredentialMemory *m) {
         char *buf = NULL;
         size_t size = 0;
         int r;
 
-        r = read_file_at(dfd, SEED_CREDENTIALS_NAME, CREDENTIALS_FILE_MAX, 0, &buf, &size, NULL);
+        m->exists = false;
+        r = read_file_at(dfd, SEED_CREDENTIALS_NAME, CREDENTIALS_FILE_MAX, 0, &buf, &size, &m->stat);
         if (r == -ENOENT) {
-                *ret_entries = NULL;
-                *ret_n = 0;
+                memset(m->bits, 0, sizeof(m->bits));
                 return 0;
         }
+        if (r == -ELOOP)
+                return -EPERM;
         if (r < 0)
                 return r;
-        if (size < CREDENTIALS_MAGIC_SIZE || memcmp(buf, CREDENTIALS_MAGIC, CREDENTIALS_MAGIC_SIZE) != 0 ||
-            (size - CREDENTIALS_MAGIC_SIZE) % CREDENTIAL_HASH_SIZE != 0) {
-                free(buf);
-                return -EBADMSG;
-        }
-        memmove(buf, buf + CREDENTIALS_MAGIC_SIZE, size - CREDENTIALS_MAGIC_SIZE);
-        *ret_entries = buf;
-        *ret_n = (size - CREDENTIALS_MAGIC_SIZE) / CREDENTIAL_HASH_SIZE;
-        return 0;
+        m->exists = true;
+        r = credential_memory_file_ok(&m->stat) ? credential_memory_parse((const uint8_t *) buf, size, m) : -EPERM;
+        free(buf);
+        return r;
 }
 
-int credential_seen(int dfd, const uint8_t hash[static CREDENTIAL_HASH_SIZE]) {
-        _cleanup_free_ char *entries = NULL;
-        size_t n;
-        int r;
+int credential_memory_write(int dfd, const CredentialMemory *m) {
+        _cleanup_free_ uint8_t *out = malloc(CREDENTIALS_FILE_MAX);
 
-        r = credentials_read(dfd, &entries, &n);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n; i++)
-                if (memcmp(entries + i * CREDENTIAL_HASH_SIZE, hash, CREDENTIAL_HASH_SIZE) == 0)
-                        return 1;
-        return 0;
-}
-
-int credential_remember(int dfd, const uint8_t hash[static CREDENTIAL_HASH_SIZE]) {
-        _cleanup_free_ char *entries = NULL, *out = NULL;
-        size_t n, keep, size;
-        int r;
-
-        r = credentials_read(dfd, &entries, &n);
-        if (r < 0)
-                return r;
-        keep = MIN(n, (size_t) CREDENTIALS_SEEN_MAX - 1);
-        size = CREDENTIALS_MAGIC_SIZE + (keep + 1) * CREDENTIAL_HASH_SIZE;
-        out = malloc(size);
         if (!out)
                 return -ENOMEM;
         memcpy(out, CREDENTIALS_MAGIC, CREDENTIALS_MAGIC_SIZE);
-        if (keep > 0)
-                memcpy(out + CREDENTIALS_MAGIC_SIZE, entries + (n - keep) * CREDENTIAL_HASH_SIZE,
-                       keep * CREDENTIAL_HASH_SIZE);
-        memcpy(out + CREDENTIALS_MAGIC_SIZE + keep * CREDENTIAL_HASH_SIZE, hash, CREDENTIAL_HASH_SIZE);
+        memcpy(out + CREDENTIALS_MAGIC_SIZE, m->bits, CREDENTIAL_MEMORY_BYTES);
         /* Durable before the credential is credited: a power cut right after
          * crediting must not forget that it was. */
-        return write_file_atomic_at(dfd, SEED_CREDENTIALS_NAME, out, size, 0600, WRITE_DURABLE);
+        return write_file_atomic_at(dfd, SEED_CREDENTIALS_NAME, out, CREDENTIALS_FILE_MAX, 0600, WRITE_DURABLE);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "io-util.h"
+#include "root.h"
 #include "seed-file.h"
 #include "time-util.h"
 
@@ -43,20 +44,14 @@ extern const LegacySeed legacy_seeds[];
 extern const size_t legacy_seeds_count;
 #define LEGACY_SEED_MAX 4096     /* systemd's and SeedRNG's seeds are at most 512 bytes */
 
-/* The seed directory named by the configuration (Directory=), inside the
- * root, in a new string. 0 or -ENOMEM. */
-int seed_dir_path(const char *configured, char **ret);
-/* The same in @buf (or @configured itself on the real root); NULL when too
- * long. */
-const char *seed_dir_path_buf(const char *configured, char buf[static PATH_MAX]);
-
-/* Open @path as a directory, creating the last component (mode 0700) when
+/* Open @path (inside the root, resolved by root_open() with @flags) as a
+ * directory, creating the last component (mode 0700) when
  * missing, and take an exclusive flock on it, waiting at most @timeout
  * (-ETIMEDOUT). Two entropy-seed processes (a load racing a save, an admin's
  * manual run) then never both read the same seed before either replaced it.
  * The lock is held until the fd is closed. Returns the fd, or -errno, and
  * the directory's owner and mode in *ret_stat. */
-int seed_dir_open_locked(const char *path, usec_t timeout, FileStat *ret_stat);
+int seed_dir_open_locked(const char *path, ChaseFlags flags, usec_t timeout, FileStat *ret_stat);
 
 /* What is under the seed's name in the directory @dfd. Holds a secret:
  * stored_seed_done() wipes it. */
@@ -87,17 +82,39 @@ static inline const uint8_t *stored_seed_bytes(const StoredSeed *s, size_t *ret_
  * directory lock held. */
 int stored_seed_write(int dfd, const SeedFile *f);
 
-/* The system credential's memory: 1 when the keyed hash @hash is among
- * those remembered in the directory @dfd, 0 when not, -errno when the list
- * cannot be read (a list that does not parse is an error: nothing can be
- * credited on its word). */
+/* The system credentials already credited, remembered in the seed
+ * directory (seed-store.c says how: a Bloom filter that never forgets). */
 #define CREDENTIAL_HASH_SIZE 32
-int credential_seen(int dfd, const uint8_t hash[static CREDENTIAL_HASH_SIZE]);
+#define CREDENTIAL_MEMORY_BYTES (64U * 1024U)
+#define CREDENTIAL_MEMORY_BITS (CREDENTIAL_MEMORY_BYTES * 8U)
+#define CREDENTIAL_MEMORY_K 8U
 
-/* Add @hash to the list, durably, before the credential is credited; the
- * oldest entries go beyond CREDENTIALS_SEEN_MAX. Under the lock. */
-#define CREDENTIALS_SEEN_MAX 1024
-int credential_remember(int dfd, const uint8_t hash[static CREDENTIAL_HASH_SIZE]);
+typedef struct CredentialMemory {
+        bool exists;
+        FileStat stat;
+        uint8_t bits[CREDENTIAL_MEMORY_BYTES];
+} CredentialMemory;
 
-/* The keyed hash the list holds for a credential's bytes. */
+/* The keyed hash the memory holds for a credential's canonical bytes. */
 void credential_hash(const void *buf, size_t size, uint8_t ret[static CREDENTIAL_HASH_SIZE]);
+
+bool credential_memory_has(const CredentialMemory *m, const uint8_t hash[static CREDENTIAL_HASH_SIZE]);
+void credential_memory_add(CredentialMemory *m, const uint8_t hash[static CREDENTIAL_HASH_SIZE]);
+
+/* Pure: the file's bytes into @m. -EBADMSG when they are neither format. */
+int credential_memory_parse(const uint8_t *buf, size_t size, CredentialMemory *m);
+
+/* Whether the file may be believed: rule 6 (a regular file of root's, 0600
+ * or stricter, one link). */
+bool credential_memory_file_ok(const FileStat *st);
+
+/* Read the memory in the directory @dfd: 0 (an absent file is an empty
+ * memory), -EPERM when the file breaks rule 6 (a symlink, another owner,
+ * a loose mode, a hard link), -EBADMSG when it does not parse, -errno. A
+ * memory that cannot be read or believed credits nothing: absent entries
+ * could be an attacker's doing. */
+int credential_memory_read(int dfd, CredentialMemory *m);
+
+/* Replace the memory with @m, durably, before the credential is credited.
+ * Under the directory lock. */
+int credential_memory_write(int dfd, const CredentialMemory *m);

@@ -24,6 +24,7 @@ static struct seed_facts good(void) {
                 .file_regular = true,
                 .file_uid = 0,
                 .file_mode = S_IFREG | 0600,
+                .file_nlink = 1,
                 .dir_uid = 0,
                 .dir_mode = S_IFDIR | 0700,
                 .replacement_durable = true,

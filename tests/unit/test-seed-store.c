@@ -23,7 +23,7 @@ static int setup(void **state) {
         FileStat st;
 
         test_tmpdir(dir, "test-seed-store");
-        dfd = seed_dir_open_locked(dir, SEED_LOCK_TIMEOUT_USEC, &st);
+        dfd = seed_dir_open_locked(dir, 0, SEED_LOCK_TIMEOUT_USEC, &st);
         assert_true(dfd >= 0);
         return 0;
 }
@@ -53,23 +53,23 @@ static void test_lock(void **state) {
 
         /* A lock held by someone else is waited for a bounded time only. */
         t0 = now_usec(CLOCK_MONOTONIC);
-        assert_int_equal(seed_dir_open_locked(dir, 300 * USEC_PER_MSEC, &st), -ETIMEDOUT);
+        assert_int_equal(seed_dir_open_locked(dir, 0, 300 * USEC_PER_MSEC, &st), -ETIMEDOUT);
         assert_true(now_usec(CLOCK_MONOTONIC) - t0 >= 300 * USEC_PER_MSEC);
 
         /* A missing directory is created 0700; only the last component. */
         snprintf(path, sizeof(path), "%s/new", dir);
-        fd = seed_dir_open_locked(path, SEED_LOCK_TIMEOUT_USEC, &st);
+        fd = seed_dir_open_locked(path, 0, SEED_LOCK_TIMEOUT_USEC, &st);
         assert_true(fd >= 0);
         assert_true(S_ISDIR(st.mode));
         assert_int_equal(st.mode & 07777, 0700);
         safe_close(fd);
         snprintf(path, sizeof(path), "%s/no/such", dir);
-        assert_int_equal(seed_dir_open_locked(path, SEED_LOCK_TIMEOUT_USEC, &st), -ENOENT);
+        assert_int_equal(seed_dir_open_locked(path, 0, SEED_LOCK_TIMEOUT_USEC, &st), -ENOENT);
 
         /* A file where the directory should be. */
         put("file", "x", 1);
         snprintf(path, sizeof(path), "%s/file", dir);
-        assert_int_equal(seed_dir_open_locked(path, SEED_LOCK_TIMEOUT_USEC, &st), -ENOTDIR);
+        assert_int_equal(seed_dir_open_locked(path, 0, SEED_LOCK_TIMEOUT_USEC, &st), -ENOTDIR);
 }
 
 static void test_read_write(void **state) {
@@ -120,7 +120,10 @@ static void test_read_write(void **state) {
 }
 
 static void test_credentials(void **state) {
+        static CredentialMemory m;
         uint8_t a[CREDENTIAL_HASH_SIZE], b[CREDENTIAL_HASH_SIZE], h[CREDENTIAL_HASH_SIZE];
+        uint8_t old[8 + 2 * CREDENTIAL_HASH_SIZE];
+        unsigned false_positives = 0;
         struct stat st;
 
         credential_hash("credential one", 14, a);
@@ -128,30 +131,54 @@ static void test_credentials(void **state) {
         assert_memory_not_equal(a, b, sizeof(a));
 
         (void) unlinkat(dfd, SEED_CREDENTIALS_NAME, 0);
-        assert_int_equal(credential_seen(dfd, a), 0);
-        assert_int_equal(credential_remember(dfd, a), 0);
-        assert_int_equal(credential_seen(dfd, a), 1);
-        assert_int_equal(credential_seen(dfd, b), 0);
-        assert_int_equal(credential_remember(dfd, b), 0);
-        assert_int_equal(credential_seen(dfd, a), 1);
-        assert_int_equal(credential_seen(dfd, b), 1);
+        assert_int_equal(credential_memory_read(dfd, &m), 0);
+        assert_false(m.exists);
+        assert_false(credential_memory_has(&m, a));
+        credential_memory_add(&m, a);
+        assert_int_equal(credential_memory_write(dfd, &m), 0);
+        assert_int_equal(credential_memory_read(dfd, &m), 0);
+        assert_true(credential_memory_has(&m, a));
+        assert_false(credential_memory_has(&m, b));
         assert_int_equal(fstatat(dfd, SEED_CREDENTIALS_NAME, &st, 0), 0);
         assert_int_equal(st.st_mode & 07777, 0600);
+        assert_int_equal(st.st_size, 8 + CREDENTIAL_MEMORY_BYTES);
 
-        /* Bounded: the oldest entries go first. */
-        for (unsigned i = 0; i < CREDENTIALS_SEEN_MAX; i++) {
+        /* Never forgets: 20,000 more, and the first is still there; a few
+         * new ones are taken for seen (mixed, never credited twice). */
+        for (unsigned i = 0; i < 20000; i++) {
                 credential_hash(&i, sizeof(i), h);
-                assert_int_equal(credential_remember(dfd, h), 0);
+                credential_memory_add(&m, h);
         }
-        assert_int_equal(credential_seen(dfd, a), 0);
-        assert_int_equal(credential_seen(dfd, h), 1);
-        assert_int_equal(fstatat(dfd, SEED_CREDENTIALS_NAME, &st, 0), 0);
-        assert_int_equal(st.st_size, 8 + CREDENTIALS_SEEN_MAX * CREDENTIAL_HASH_SIZE);
+        assert_true(credential_memory_has(&m, a));
+        for (unsigned i = 1000000; i < 1010000; i++) {
+                credential_hash(&i, sizeof(i), h);
+                false_positives += credential_memory_has(&m, h);
+        }
+        assert_true(false_positives < 10);
 
-        /* A list that does not parse is an error, never "not seen". */
+        /* The first format, a list of hashes, is carried over. */
+        memcpy(old, "\x89" "EGCRED\n", 8);
+        memcpy(old + 8, a, CREDENTIAL_HASH_SIZE);
+        memcpy(old + 8 + CREDENTIAL_HASH_SIZE, b, CREDENTIAL_HASH_SIZE);
+        put(SEED_CREDENTIALS_NAME, old, sizeof(old));
+        assert_int_equal(credential_memory_read(dfd, &m), 0);
+        assert_true(credential_memory_has(&m, a) && credential_memory_has(&m, b));
+
+        /* A memory that does not parse is an error, never "not seen". */
         put(SEED_CREDENTIALS_NAME, "nonsense", 8);
-        assert_int_equal(credential_seen(dfd, a), -EBADMSG);
-        assert_int_equal(credential_remember(dfd, a), -EBADMSG);
+        assert_int_equal(credential_memory_read(dfd, &m), -EBADMSG);
+
+        /* Rule 6: a loose mode, a second link, a symlink are not believed. */
+        assert_int_equal(credential_memory_write(dfd, &m), 0);
+        assert_int_equal(fchmodat(dfd, SEED_CREDENTIALS_NAME, 0644, 0), 0);
+        assert_int_equal(credential_memory_read(dfd, &m), -EPERM);
+        assert_int_equal(fchmodat(dfd, SEED_CREDENTIALS_NAME, 0600, 0), 0);
+        assert_int_equal(linkat(dfd, SEED_CREDENTIALS_NAME, dfd, "second-link", 0), 0);
+        assert_int_equal(credential_memory_read(dfd, &m), -EPERM);
+        assert_int_equal(unlinkat(dfd, "second-link", 0), 0);
+        assert_int_equal(renameat(dfd, SEED_CREDENTIALS_NAME, dfd, "elsewhere"), 0);
+        assert_int_equal(symlinkat("elsewhere", dfd, SEED_CREDENTIALS_NAME), 0);
+        assert_int_equal(credential_memory_read(dfd, &m), -EPERM);
 }
 
 static void test_legacy_list(void **state) {
