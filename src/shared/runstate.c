@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -65,17 +66,26 @@ static void put_str(Out *o, const char *s) {
         put_mem(o, s, strlen(s));
 }
 
-/* A value is one line: a newline in a reason or path would start a key. */
+/* A value is one line, and a path may hold any byte but NUL: a backslash,
+ * every control byte and every byte past ASCII are written as \xHH (the
+ * record is plain ASCII), so that the parser gets back exactly the bytes
+ * that were there. */
 static void put_text(Out *o, const char *key, const char *value) {
+        static const char hex[] = "0123456789abcdef";
+
         put_str(o, key);
         put_str(o, "=");
-        for (const char *p = value ?: ""; *p;) {
-                size_t n = strcspn(p, "\n\r");
+        for (const unsigned char *p = (const unsigned char *) (value ?: ""); *p;) {
+                size_t n = 0;
 
-                put_mem(o, p, n);
+                while (p[n] >= 0x20 && p[n] < 0x7f && p[n] != '\\')
+                        n++;
+                put_mem(o, (const char *) p, n);
                 p += n;
                 if (*p) {
-                        put_str(o, " ");
+                        char esc[4] = { '\\', 'x', hex[*p >> 4], hex[*p & 15] };
+
+                        put_mem(o, esc, sizeof(esc));
                         p++;
                 }
         }
@@ -226,6 +236,42 @@ static int parse_enum(const char *const *table, int n, const char *v, size_t vle
         return -EINVAL;
 }
 
+static int unhex(char c) {
+        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+                c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* put_text() undone into @ret (@size bytes). A value that does not fit, or
+ * a \x escape that is cut short or would give NUL, leaves the field empty
+ * ("unknown"): never a value that lost bytes on the way. */
+static void text_unescape(const char *v, size_t vlen, char *ret, size_t size) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < vlen; i++) {
+                int c = (unsigned char) v[i];
+
+                if (c == '\\') {
+                        int hi, lo;
+
+                        if (vlen - i < 4 || v[i + 1] != 'x')
+                                goto bad;
+                        hi = unhex(v[i + 2]);
+                        lo = unhex(v[i + 3]);
+                        if (hi < 0 || lo < 0 || (hi | lo) == 0)
+                                goto bad;
+                        c = hi << 4 | lo;
+                        i += 3;
+                }
+                if (n + 1 >= size)
+                        goto bad;
+                ret[n++] = (char) c;
+        }
+        ret[n] = 0;
+        return;
+bad:
+        ret[0] = 0;
+}
+
 /* Every field unknown, then each "KEY=VALUE" line of @text that names one. */
 static void record_parse(const Field *fields, size_t n, void *rec, const char *text) {
         for (size_t i = 0; i < n; i++) {
@@ -262,7 +308,7 @@ static void record_parse(const Field *fields, size_t n, void *rec, const char *t
                         switch (f->type) {
                         case FIELD_TEXT:
                         case FIELD_TEXT_OPTIONAL:
-                                snprintf(p, f->size, "%.*s", (int) MIN(vlen, (size_t) INT32_MAX), v);
+                                text_unescape(v, vlen, p, f->size);
                                 break;
                         case FIELD_U64:
                                 set_u64(p, parse_u64(v, vlen));
@@ -298,35 +344,47 @@ const char *runstate_dir(void) {
         return dir;
 }
 
-int runstate_write(const char *name, const char *text) {
-        const char *dir = runstate_dir();
-        char path[PATH_MAX];
-        int r;
+/* The runtime directory, through the resolver, created (0755, its parent
+ * must exist) when @create and missing. */
+static int runstate_dir_open(bool create) {
+        char name[NAME_MAX + 1];
+        int fd, pfd;
 
-        if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
-                return -ENAMETOOLONG;
-        /* No fsync: /run is tmpfs and this is about this boot only, so no
-         * directory fd either: the record is written by its path, the
-         * directory resolved as /run above it is (both root's; systemd
-         * makes it, RuntimeDirectory=). The temporary file is still created
-         * O_EXCL|O_NOFOLLOW and the rename replaces whatever has the
-         * record's name without following it. Several programs write here,
-         * unlocked: a temporary name of their own. */
-        r = write_file_atomic_at(AT_FDCWD, path, text, strlen(text), 0644, WRITE_UNIQUE_TMP);
-        if (r != -ENOENT)
-                return r;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return negative_errno();
-        return write_file_atomic_at(AT_FDCWD, path, text, strlen(text), 0644, WRITE_UNIQUE_TMP);
+        fd = root_open(RUN_DIR_DEFAULT, CHASE_DIRECTORY);
+        if (fd != -ENOENT || !create)
+                return fd;
+        pfd = root_open_parent(RUN_DIR_DEFAULT, 0, name);
+        if (pfd < 0)
+                return pfd;
+        if (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST) {
+                fd = negative_errno();
+                safe_close(pfd);
+                return fd;
+        }
+        safe_close(pfd);
+        return root_open(RUN_DIR_DEFAULT, CHASE_DIRECTORY);
+}
+
+int runstate_write(const char *name, const char *text) {
+        _cleanup_close_ int dfd = runstate_dir_open(true);
+
+        if (dfd < 0)
+                return dfd;
+        /* No fsync: /run is tmpfs and this is about this boot only. The
+         * temporary file is created O_EXCL|O_NOFOLLOW with its mode, and the
+         * rename replaces whatever has the record's name without following
+         * it. Several programs write here, unlocked: a temporary name of
+         * their own. */
+        return write_file_atomic_at(dfd, name, text, strlen(text), 0644, WRITE_UNIQUE_TMP);
 }
 
 int runstate_read(const char *name, char **ret) {
-        char path[PATH_MAX];
+        _cleanup_close_ int dfd = runstate_dir_open(false);
         size_t n;
 
-        if ((size_t) snprintf(path, sizeof(path), "%s/%s", runstate_dir(), name) >= sizeof(path))
-                return -ENAMETOOLONG;
-        return read_file_at(AT_FDCWD, path, RUNSTATE_MAX, READ_NUL_TERMINATE | READ_REFUSE_NUL, ret, &n, NULL);
+        if (dfd < 0)
+                return dfd;
+        return read_file_at(dfd, name, RUNSTATE_MAX, READ_NUL_TERMINATE | READ_REFUSE_NUL, ret, &n, NULL);
 }
 
 static int record_read(const char *name, const Field *fields, size_t n, void *rec) {
@@ -346,4 +404,153 @@ int gate_record_read(GateRecord *ret) {
 int seed_record_read(SeedRecord *ret) {
         *ret = (SeedRecord) {};
         return record_read(RUNSTATE_SEED, seed_fields, ELEMENTSOF(seed_fields), ret);
+}
+
+/* ---- The ledger ---- */
+
+static const char *const ledger_kind_table[_LEDGER_KIND_MAX] = {
+        [LEDGER_DIRECTORY] = "DIRECTORY",
+        [LEDGER_SEED] = "SEED",
+        [LEDGER_CREDENTIAL] = "CREDENTIAL",
+};
+
+static bool hex_string_is(const char *s, size_t len) {
+        for (size_t i = 0; i < len; i++)
+                if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+                        return false;
+        return s[len] == 0;
+}
+
+/* DIRECTORY: "DEV:INO" in lower-case hex; SEED, CREDENTIAL: 64 hex digits. */
+static bool ledger_id_valid(LedgerKind kind, const char *id) {
+        size_t colon;
+
+        if (kind == LEDGER_DIRECTORY) {
+                colon = strcspn(id, ":");
+                return colon > 0 && colon <= 16 && id[colon] == ':' && strlen(id + colon + 1) > 0 &&
+                        strlen(id + colon + 1) <= 16 && hex_string_is(id + colon + 1, strlen(id + colon + 1)) &&
+                        strspn(id, "0123456789abcdef") == colon;
+        }
+        return strlen(id) == 64 && hex_string_is(id, 64);
+}
+
+void ledger_directory_id(uint64_t dev, uint64_t ino, char ret[static LEDGER_ID_MAX]) {
+        snprintf(ret, LEDGER_ID_MAX, "%" PRIx64 ":%" PRIx64, dev, ino);
+}
+
+bool ledger_has(const Ledger *l, LedgerKind kind, const char *id) {
+        for (size_t i = 0; i < l->n; i++)
+                if (l->entries[i].kind == kind && streq(l->entries[i].id, id))
+                        return true;
+        return false;
+}
+
+int ledger_add(Ledger *l, LedgerKind kind, const char *id) {
+        if (!ledger_id_valid(kind, id))
+                return -EINVAL;
+        if (ledger_has(l, kind, id))
+                return 0;
+        if (l->n >= LEDGER_ENTRIES_MAX)
+                return -ENOSPC;
+        l->entries[l->n].kind = kind;
+        snprintf(l->entries[l->n].id, sizeof(l->entries[l->n].id), "%s", id);
+        l->n++;
+        return 1;
+}
+
+int ledger_format(const Ledger *l, char *buf, size_t size) {
+        Out o = { .buf = buf, .size = size };
+
+        if (size > 0)
+                buf[0] = 0;
+        put_text(&o, "BOOT_ID", l->boot_id);
+        for (size_t i = 0; i < l->n; i++)
+                put_text(&o, ledger_kind_table[l->entries[i].kind], l->entries[i].id);
+        return o.overflow ? -ENOBUFS : (int) o.len;
+}
+
+int ledger_parse(const char *text, Ledger *ret) {
+        Ledger l = {};
+        size_t lines = 0;
+
+        /* Strict: every line complete and understood, the boot first. A
+         * record that says less than it should may be a damaged claim that
+         * something was credited. */
+        for (const char *line = text; *line; lines++) {
+                const char *nl = strchr(line, '\n'), *eq;
+                char key[16], value[LEDGER_ID_MAX];
+                size_t klen, vlen;
+                int kind;
+
+                if (!nl)
+                        return -EBADMSG;
+                eq = memchr(line, '=', (size_t) (nl - line));
+                if (!eq)
+                        return -EBADMSG;
+                klen = (size_t) (eq - line);
+                vlen = (size_t) (nl - eq - 1);
+                if (klen >= sizeof(key) || vlen >= sizeof(value))
+                        return -EBADMSG;
+                memcpy(key, line, klen);
+                key[klen] = 0;
+                memcpy(value, eq + 1, vlen);
+                value[vlen] = 0;
+
+                if (lines == 0) {
+                        if (!streq(key, "BOOT_ID") || vlen != 32 || !hex_string_is(value, 32))
+                                return -EBADMSG;
+                        memcpy(l.boot_id, value, sizeof(l.boot_id));
+                } else {
+                        kind = string_table_from_string(ledger_kind_table, _LEDGER_KIND_MAX, key);
+                        if (kind < 0 || ledger_add(&l, (LedgerKind) kind, value) < 0)
+                                return -EBADMSG;
+                }
+                line = nl + 1;
+        }
+        if (lines == 0)
+                return -EBADMSG;
+        *ret = l;
+        return 0;
+}
+
+int ledger_lock(uint64_t timeout_usec, struct stat *ret_dir_stat) {
+        _cleanup_close_ int dfd = runstate_dir_open(true);
+        int r;
+
+        if (dfd < 0)
+                return dfd;
+        if (fstat(dfd, ret_dir_stat) < 0)
+                return negative_errno();
+        r = flock_timeout(dfd, timeout_usec);
+        if (r < 0)
+                return r;
+        return TAKE_FD(dfd);
+}
+
+int ledger_read(int dfd, Ledger *ret) {
+        _cleanup_free_ char *text = NULL;
+        FileStat st;
+        size_t n;
+        int r;
+
+        r = read_file_at(dfd, RUNSTATE_LEDGER, RUNSTATE_MAX, READ_NUL_TERMINATE | READ_REFUSE_NUL, &text, &n, &st);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        if (st.uid != 0 || (st.mode & 022) != 0)
+                return -EPERM;
+        r = ledger_parse(text, ret);
+        return r < 0 ? r : 1;
+}
+
+int ledger_write(int dfd, const Ledger *l) {
+        char text[RUNSTATE_MAX];
+        int r;
+
+        r = ledger_format(l, text, sizeof(text));
+        if (r < 0)
+                return r;
+        /* Under the lock: a fixed temporary name is safe. */
+        return write_file_atomic_at(dfd, RUNSTATE_LEDGER, text, (size_t) r, 0644, 0);
 }

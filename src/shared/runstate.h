@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "time-util.h"
 
@@ -34,11 +36,28 @@
  *          LEGACY_MIXED=N          (legacy seed files mixed in, uncredited)
  *          REPLACEMENT_CREDITABLE=yes|no
  *          BOOTTIME_USEC=N
+ *
+ * Text values are written in ASCII, with a backslash, control bytes and
+ * bytes past ASCII as \xHH: a path may hold any byte but NUL, and the
+ * parser gets back exactly those bytes (or an empty, unknown field).
+ *
+ * One more, the ledger ("consumed"), is what decides "once per boot":
+ *
+ *   BOOT_ID=32 hex digits        (first; the boot the entries belong to)
+ *   DIRECTORY=DEV:INO            (a seed directory a load consumed)
+ *   SEED=64 hex digits           (the keyed hash of a seed credited)
+ *   CREDENTIAL=64 hex digits     (the keyed hash of a credential credited)
+ *
+ * by identity, never by name: the same directory reached by another
+ * spelling, a symlink or a bind mount has the same device and inode, and
+ * the same seed copied or linked elsewhere has the same hash. Entries only
+ * accumulate in a boot. Its parser is strict: a ledger that is there but
+ * does not parse whole means "a load may have run", and credits nothing.
  */
 
 #define RUNSTATE_GATE "gate"
 #define RUNSTATE_SEED "seed"
-#define RUNSTATE_MAX 4096
+#define RUNSTATE_MAX 32768
 
 #define RUNSTATE_UNKNOWN UINT64_MAX   /* a number the record did not hold */
 
@@ -80,7 +99,7 @@ typedef struct SeedRecord {
         char boot_id[33];            /* "" unknown */
         SeedAction action;
         uint64_t bits;
-        char seed_path[RUNSTATE_TEXT_MAX];
+        char seed_path[PATH_MAX + 8];
         char reason[RUNSTATE_TEXT_MAX];
         CredentialResult credential;
         uint64_t credential_bits;
@@ -121,3 +140,49 @@ int runstate_read(const char *name, char **ret);
  * (*ret then all unknown), -errno when it cannot be read. */
 int gate_record_read(GateRecord *ret);
 int seed_record_read(SeedRecord *ret);
+
+#define RUNSTATE_LEDGER "consumed"
+#define LEDGER_ENTRIES_MAX 256
+#define LEDGER_ID_MAX 65
+
+typedef enum LedgerKind {
+        LEDGER_DIRECTORY,
+        LEDGER_SEED,
+        LEDGER_CREDENTIAL,
+        _LEDGER_KIND_MAX,
+} LedgerKind;
+
+typedef struct LedgerEntry {
+        LedgerKind kind;
+        char id[LEDGER_ID_MAX];
+} LedgerEntry;
+
+typedef struct Ledger {
+        char boot_id[33];
+        size_t n;
+        LedgerEntry entries[LEDGER_ENTRIES_MAX];
+} Ledger;
+
+/* A directory's identity, as the ledger holds it. */
+void ledger_directory_id(uint64_t dev, uint64_t ino, char ret[static LEDGER_ID_MAX]);
+
+bool ledger_has(const Ledger *l, LedgerKind kind, const char *id);
+/* 1 added, 0 already there, -EINVAL a malformed id, -ENOSPC full. */
+int ledger_add(Ledger *l, LedgerKind kind, const char *id);
+
+/* Pure. ledger_parse() is -EBADMSG for anything short of a whole, valid
+ * ledger. */
+int ledger_format(const Ledger *l, char *buf, size_t size);
+int ledger_parse(const char *text, Ledger *ret);
+
+/* Open the runtime directory (creating it), say who owns it, and take its
+ * lock, waiting at most @timeout_usec: a load holds it from its first look
+ * at the ledger until its entries are written, so that two loads (of two
+ * directories holding copies of one seed, say) cannot both find a seed
+ * new. Returns the directory fd, which holds the lock until closed. */
+int ledger_lock(uint64_t timeout_usec, struct stat *ret_dir_stat);
+
+/* 1 and the ledger, 0 when there is none, -EPERM when it is not root's or
+ * writable by others, -EBADMSG when damaged, -errno. */
+int ledger_read(int dfd, Ledger *ret);
+int ledger_write(int dfd, const Ledger *l);

@@ -75,14 +75,15 @@ static void test_seed_record(void **state) {
         char buf[RUNSTATE_MAX];
 
         assert_true(seed_record_format(&in, buf, sizeof(buf)) > 0);
-        /* A newline in a value cannot start a key of its own. */
-        assert_non_null(strstr(buf, "REASON=first boot (/etc/machine-id is uninitialized)\n"));
+        /* A newline in a value cannot start a key of its own, and comes
+         * back as it was. */
+        assert_non_null(strstr(buf, "REASON=first boot\\x0a(/etc/machine-id is uninitialized)\n"));
         seed_record_parse(buf, &out);
         assert_string_equal(out.boot_id, in.boot_id);
         assert_int_equal(out.action, in.action);
         assert_true(out.bits == 0);
         assert_string_equal(out.seed_path, in.seed_path);
-        assert_string_equal(out.reason, "first boot (/etc/machine-id is uninitialized)");
+        assert_string_equal(out.reason, in.reason);
         assert_int_equal(out.credential, CREDENTIAL_MIXED);
         assert_string_equal(out.credential_hash, in.credential_hash);
         assert_true(out.legacy_mixed == 2);
@@ -95,6 +96,76 @@ static void test_seed_record(void **state) {
         assert_int_equal(out.action, SEED_ACTION_CREDITED);
         assert_true(out.bits == 256);
         assert_int_equal(out.credential, _CREDENTIAL_INVALID);
+}
+
+/* Any byte but NUL in a path survives the record: no byte lost, none
+ * changed, and a value that cannot be decoded is unknown, never altered. */
+static void test_seed_record_any_byte(void **state) {
+        SeedRecord in = { .action = SEED_ACTION_CREDITED }, out;
+        char buf[RUNSTATE_MAX];
+        size_t n = 0;
+
+        for (unsigned c = 1; c < 256; c++)
+                in.seed_path[n++] = (char) c;
+        memcpy(in.seed_path + n, "\\x41\\", 5);
+        assert_true(seed_record_format(&in, buf, sizeof(buf)) > 0);
+        for (const char *p = buf; *p; p++)
+                assert_true((unsigned char) *p < 0x80 && (*p == '\n' || (unsigned char) *p >= 0x20));
+        seed_record_parse(buf, &out);
+        assert_memory_equal(out.seed_path, in.seed_path, sizeof(in.seed_path));
+
+        seed_record_parse("SEED_PATH=/a\\x0\n", &out);
+        assert_string_equal(out.seed_path, "");
+        seed_record_parse("SEED_PATH=/a\\x00b\n", &out);
+        assert_string_equal(out.seed_path, "");
+        seed_record_parse("SEED_PATH=/a\\y41\n", &out);
+        assert_string_equal(out.seed_path, "");
+        seed_record_parse("SEED_PATH=/a\\x\n", &out);
+        assert_string_equal(out.seed_path, "");
+        seed_record_parse("SEED_PATH=/plain/\\x09tab\n", &out);
+        assert_string_equal(out.seed_path, "/plain/\ttab");
+}
+
+static void test_ledger(void **state) {
+        Ledger l = { .boot_id = "0123456789abcdef0123456789abcdef" }, out;
+        char buf[RUNSTATE_MAX], id[LEDGER_ID_MAX];
+        static const char *const bad[] = {
+                "",
+                "DIRECTORY=1:2\n",                                         /* no boot first */
+                "BOOT_ID=0123456789abcdef0123456789abcdef",                /* cut short */
+                "BOOT_ID=0123456789abcdef0123456789abcdef\nSEED=00\n",     /* a hash cut short */
+                "BOOT_ID=0123456789abcdef0123456789abcdef\nDIRECTORY=1:2",  /* no newline at the end */
+                "BOOT_ID=0123456789abcdef0123456789abcdef\nOTHER=1\n",     /* unknown */
+                "BOOT_ID=0123456789ABCDEF0123456789abcdef\n",              /* upper case */
+                "BOOT_ID=0123456789abcdef0123456789abcdef\nDIRECTORY=:2\n",
+                "BOOT_ID=0123456789abcdef0123456789abcdef\nDIRECTORY=1:\n",
+                "BOOT_ID=0123456789abcdef0123456789abcdef\nDIRECTORY=1:2:3\n",
+                "BOOT_ID=0123456789abcdef0123456789abcdef\n\n",
+        };
+
+        ledger_directory_id(0x803, 1234567, id);
+        assert_string_equal(id, "803:12d687");
+        assert_int_equal(ledger_add(&l, LEDGER_DIRECTORY, id), 1);
+        assert_int_equal(ledger_add(&l, LEDGER_DIRECTORY, id), 0);
+        assert_int_equal(ledger_add(&l, LEDGER_SEED, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"), 1);
+        assert_int_equal(ledger_add(&l, LEDGER_SEED, "short"), -EINVAL);
+        assert_int_equal(ledger_add(&l, LEDGER_CREDENTIAL, id), -EINVAL);
+        assert_true(ledger_format(&l, buf, sizeof(buf)) > 0);
+        assert_int_equal(ledger_parse(buf, &out), 0);
+        assert_string_equal(out.boot_id, l.boot_id);
+        assert_true(ledger_has(&out, LEDGER_DIRECTORY, id));
+        assert_false(ledger_has(&out, LEDGER_SEED, id));
+        assert_true(ledger_has(&out, LEDGER_SEED, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"));
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                assert_int_equal(ledger_parse(bad[i], &out), -EBADMSG);
+        /* Full is an error, never a silent drop. */
+        l.n = 0;
+        for (unsigned i = 0; i < LEDGER_ENTRIES_MAX; i++) {
+                ledger_directory_id(1, i, id);
+                assert_int_equal(ledger_add(&l, LEDGER_DIRECTORY, id), 1);
+        }
+        ledger_directory_id(2, 0, id);
+        assert_int_equal(ledger_add(&l, LEDGER_DIRECTORY, id), -ENOSPC);
 }
 
 static void test_files(void **state) {
@@ -138,6 +209,8 @@ int main(void) {
                 cmocka_unit_test(test_string_tables),
                 cmocka_unit_test(test_gate_record),
                 cmocka_unit_test(test_seed_record),
+                cmocka_unit_test(test_seed_record_any_byte),
+                cmocka_unit_test(test_ledger),
                 cmocka_unit_test(test_files),
         };
         umask(022);

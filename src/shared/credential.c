@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <stdbool.h>
+#include <string.h>
+
+#include "credential.h"
+#include "macro.h"
+
+static const char *const credential_class_table[_CREDENTIAL_CLASS_MAX] = {
+        [CREDENTIAL_CLASS_BINARY] = "binary",
+        [CREDENTIAL_CLASS_HEX] = "hex",
+        [CREDENTIAL_CLASS_TEXT] = "text",
+};
+
+const char *credential_class_to_string(CredentialClass c) {
+        return c >= 0 && c < _CREDENTIAL_CLASS_MAX ? credential_class_table[c] : NULL;
+}
+
+static int hex_value(uint8_t c) {
+        return c >= '0' && c <= '9' ? c - '0' :
+                c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+                c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static bool is_whitespace(uint32_t c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* A character a person types: not a C0 or C1 control (whitespace aside),
+ * not DEL, not a surrogate, not a noncharacter, not past Unicode. */
+static bool is_text_char(uint32_t c) {
+        if (is_whitespace(c))
+                return true;
+        if (c < 0x20 || (c >= 0x7f && c < 0xa0))
+                return false;
+        if ((c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+                return false;
+        return (c & 0xfffe) != 0xfffe && !(c >= 0xfdd0 && c <= 0xfdef);
+}
+
+/* Latin-1 (and so ASCII): every byte a character. */
+static bool is_latin1_text(const uint8_t *p, size_t n, bool *ret_ascii) {
+        bool ascii = true;
+
+        for (size_t i = 0; i < n; i++) {
+                if (!is_text_char(p[i]))
+                        return false;
+                ascii = ascii && p[i] < 0x80;
+        }
+        *ret_ascii = ascii;
+        return true;
+}
+
+/* One UTF-8 sequence at @p (at most @n bytes): its length and code point,
+ * or 0 when it is not well-formed (overlong, a surrogate, past U+10FFFF,
+ * cut short). */
+static size_t utf8_decode(const uint8_t *p, size_t n, uint32_t *ret) {
+        size_t len;
+        uint32_t c, min;
+
+        if (p[0] < 0x80) {
+                *ret = p[0];
+                return 1;
+        }
+        if ((p[0] & 0xe0) == 0xc0)
+                len = 2, c = p[0] & 0x1f, min = 0x80;
+        else if ((p[0] & 0xf0) == 0xe0)
+                len = 3, c = p[0] & 0x0f, min = 0x800;
+        else if ((p[0] & 0xf8) == 0xf0)
+                len = 4, c = p[0] & 0x07, min = 0x10000;
+        else
+                return 0;
+        if (len > n)
+                return 0;
+        for (size_t i = 1; i < len; i++) {
+                if ((p[i] & 0xc0) != 0x80)
+                        return 0;
+                c = c << 6 | (p[i] & 0x3f);
+        }
+        if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+                return 0;
+        *ret = c;
+        return len;
+}
+
+static bool is_utf8_text(const uint8_t *p, size_t n) {
+        if (n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+                p += 3, n -= 3;
+        for (size_t i = 0; i < n;) {
+                uint32_t c;
+                size_t len = utf8_decode(p + i, n - i, &c);
+
+                if (len == 0 || !is_text_char(c))
+                        return false;
+                i += len;
+        }
+        return true;
+}
+
+static uint32_t unit16(const uint8_t *p, bool be) {
+        return be ? (uint32_t) p[0] << 8 | p[1] : (uint32_t) p[1] << 8 | p[0];
+}
+
+static uint32_t unit32(const uint8_t *p, bool be) {
+        return be ? (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3] :
+                (uint32_t) p[3] << 24 | (uint32_t) p[2] << 16 | (uint32_t) p[1] << 8 | p[0];
+}
+
+/* UTF-16 or UTF-32 text in @p (the whole credential, trailing NULs
+ * included: a terminator there is a NUL unit). Recognized by a byte order
+ * mark, or without one by the zero bytes of ASCII characters in every
+ * unit; random bytes have neither. */
+static const char *wide_text_encoding(const uint8_t *p, size_t n) {
+        static const struct {
+                const char *name;
+                size_t width;
+                bool be;
+        } encodings[] = {
+                { "UTF-32LE", 4, false }, { "UTF-32BE", 4, true },
+                { "UTF-16LE", 2, false }, { "UTF-16BE", 2, true },
+        };
+
+        for (size_t e = 0; e < ELEMENTSOF(encodings); e++) {
+                size_t w = encodings[e].width, i = 0, chars = 0;
+                bool be = encodings[e].be, bom, ascii = true, ok = true;
+
+                if (n < w || n % w != 0)
+                        continue;
+                bom = (w == 4 ? unit32(p, be) : unit16(p, be)) == 0xfeff;
+                if (bom)
+                        i = w;
+                /* Trailing NUL units: a terminator, not text. */
+                while (n > i && (w == 4 ? unit32(p + n - w, be) : unit16(p + n - w, be)) == 0)
+                        n -= w;
+                for (; ok && i < n; i += w) {
+                        uint32_t c = w == 4 ? unit32(p + i, be) : unit16(p + i, be);
+
+                        if (w == 2 && c >= 0xd800 && c <= 0xdbff && i + 2 * w <= n) {
+                                uint32_t lo = unit16(p + i + w, be);
+
+                                if (lo >= 0xdc00 && lo <= 0xdfff) {
+                                        c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+                                        i += w;
+                                }
+                        }
+                        ok = is_text_char(c);
+                        ascii = ascii && c < 0x80;
+                        chars++;
+                }
+                if (ok && chars > 0 && (bom || ascii))
+                        return encodings[e].name;
+        }
+        return NULL;
+}
+
+void credential_canonicalize(const uint8_t *raw, size_t size, uint8_t *ret_bytes, CredentialContent *ret) {
+        const char *wide;
+        size_t n = size;
+        bool ascii = false;
+
+        *ret = (CredentialContent) {};
+
+        /* Before anything strips the NULs that belong to its last unit. */
+        wide = wide_text_encoding(raw, size);
+
+        while (n > 0 && (raw[n - 1] == 0 || raw[n - 1] == '\n' || raw[n - 1] == '\r'))
+                n--;
+
+        if (n > 0 && n % 2 == 0) {
+                size_t i;
+
+                for (i = 0; i < n && hex_value(raw[i]) >= 0; i++)
+                        ;
+                if (i == n) {
+                        for (i = 0; i < n / 2; i++)
+                                ret_bytes[i] = (uint8_t) (hex_value(raw[2 * i]) << 4 | hex_value(raw[2 * i + 1]));
+                        ret->class = CREDENTIAL_CLASS_HEX;
+                        ret->size = n / 2;
+                        return;
+                }
+        }
+
+        if (n > 0)
+                memcpy(ret_bytes, raw, n);
+        ret->size = n;
+
+        if (n == 0)
+                /* Nothing but terminators: nothing to credit. */
+                ret->encoding = "ASCII";
+        else if (wide)
+                ret->encoding = wide;
+        else if (is_latin1_text(raw, n, &ascii))
+                ret->encoding = ascii ? "ASCII" : is_utf8_text(raw, n) ? "UTF-8" : "Latin-1";
+        else if (is_utf8_text(raw, n))
+                ret->encoding = "UTF-8";
+        ret->class = ret->encoding ? CREDENTIAL_CLASS_TEXT : CREDENTIAL_CLASS_BINARY;
+}
