@@ -178,9 +178,13 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
 
         /* Our seed is where the image's own configuration puts it, read
          * inside the image (links followed, never out of it). */
-        root_set(root);
+        r = root_set(root);
+        if (r < 0) {
+                log_error_errno(r, "Failed to open image root '%s': %m", root);
+                return CTL_EXIT_FAILURE;
+        }
         r = config_load(&config, log_config_warning, NULL);
-        root_set(NULL);
+        (void) root_set(NULL);
         if (r >= 0)
                 r = image_checks_build(config.seed_dir, &checks, &n_checks);
         if (r >= 0)

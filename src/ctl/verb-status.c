@@ -176,7 +176,7 @@ static int seed_read(SeedInfo *si, const char *configured_dir) {
 
         si->size = si->seed_bits = si->age_usec = -1;
         si->valid = si->creditable = -1;
-        r = seed_dir_path(configured_dir, &dir);
+        r = root_path(configured_dir, &dir);
         if (r < 0)
                 return r;
         if (asprintf(&si->path, "%s/%s", dir, SEED_FILE_NAME) < 0) {
@@ -184,9 +184,9 @@ static int seed_read(SeedInfo *si, const char *configured_dir) {
                 return -ENOMEM;
         }
 
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        dfd = root_open(configured_dir, CHASE_DIRECTORY);
         if (dfd < 0) {
-                r = negative_errno();
+                r = dfd;
                 if (r == -ENOENT)
                         return 0;
                 si->present = true;

@@ -51,13 +51,14 @@ static void help(void) {
                "     --machine-id=ID provision: bind to ID and write it to ROOT/etc/machine-id\n"
                "     --credential-only  load: the system credential only, no seed directory\n"
                "                     (the initrd)\n"
+               "     --cross-mounts  provision: follow paths through mount points inside ROOT\n"
                "\n"
                "See entropy-seed(8).\n",
                program_invocation_short_name, SEED_DIR_DEFAULT);
 }
 
 int entropy_seed_main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_SEED_DIR, ARG_NO_CREDIT, ARG_ROOT, ARG_MACHINE_ID, ARG_CREDENTIAL_ONLY };
+        enum { ARG_VERSION = 0x100, ARG_SEED_DIR, ARG_NO_CREDIT, ARG_ROOT, ARG_MACHINE_ID, ARG_CREDENTIAL_ONLY, ARG_CROSS_MOUNTS };
         static const struct option options[] = {
                 { "help",       no_argument,       NULL, 'h'            },
                 { "version",    no_argument,       NULL, ARG_VERSION    },
@@ -66,11 +67,12 @@ int entropy_seed_main(int argc, char *argv[]) {
                 { "root",       required_argument, NULL, ARG_ROOT       },
                 { "machine-id", required_argument, NULL, ARG_MACHINE_ID },
                 { "credential-only", no_argument,  NULL, ARG_CREDENTIAL_ONLY },
+                { "cross-mounts", no_argument,     NULL, ARG_CROSS_MOUNTS },
                 {}
         };
         char seed_dir_buf[PATH_MAX];
-        const char *seed_dir, *arg_seed_dir = NULL, *arg_root = NULL, *arg_machine_id = NULL;
-        bool arg_no_credit = false, arg_credential_only = false;
+        const char *seed_dir, *seed_dir_shown, *arg_seed_dir = NULL, *arg_root = NULL, *arg_machine_id = NULL;
+        bool arg_no_credit = false, arg_credential_only = false, arg_cross_mounts = false;
         const Verb *verb = NULL;
         Config config;
         SeedOptions o;
@@ -87,8 +89,9 @@ int entropy_seed_main(int argc, char *argv[]) {
                         printf("entropy-seed %s\n", PROJECT_VERSION);
                         return EXIT_DONE;
                 case ARG_SEED_DIR:
-                        if (optarg[0] != '/') {
-                                log_error("--seed-dir= needs a directory, as an absolute path");
+                        if (optarg[0] != '/' || strlen(optarg) >= PATH_MAX) {
+                                log_error("--seed-dir= needs a directory, as an absolute path shorter than %d bytes",
+                                          PATH_MAX);
                                 return EXIT_USAGE;
                         }
                         arg_seed_dir = optarg;
@@ -108,6 +111,9 @@ int entropy_seed_main(int argc, char *argv[]) {
                         break;
                 case ARG_CREDENTIAL_ONLY:
                         arg_credential_only = true;
+                        break;
+                case ARG_CROSS_MOUNTS:
+                        arg_cross_mounts = true;
                         break;
                 default:
                         return EXIT_USAGE;
@@ -133,13 +139,34 @@ int entropy_seed_main(int argc, char *argv[]) {
                 log_error("--machine-id= is for provision only");
                 return EXIT_USAGE;
         }
+        if (arg_cross_mounts && verb->run != seed_provision) {
+                log_error("--cross-mounts is for provision only");
+                return EXIT_USAGE;
+        }
         if (arg_credential_only && (verb->run != seed_load || arg_seed_dir)) {
                 log_error("--credential-only is for load only, without --seed-dir=");
                 return EXIT_USAGE;
         }
 
-        /* Every path from here on is inside the root. */
-        root_set(arg_root);
+        /* Every path from here on is inside the root. A root that cannot
+         * be used as given is an error: acting on "/" instead would be the
+         * worst of answers. */
+        r = root_set(arg_root);
+        if (r < 0) {
+                log_error_errno(r, "Cannot use --root=%s: %m", arg_root);
+                return EXIT_ERROR;
+        }
+        if (verb->needs_root) {
+                r = fd_is_system_root(root_fd());
+                if (r != 0) {
+                        if (r < 0)
+                                log_error_errno(r, "Failed to compare --root=%s with this system's root: %m", arg_root);
+                        else
+                                log_error("Refusing %s into --root=%s: it is this running system's own root",
+                                          verb->name, arg_root);
+                        return EXIT_ERROR;
+                }
+        }
 
         /* Layers, lowest precedence first: defaults, configuration files,
          * the kernel command line, options. */
@@ -149,15 +176,18 @@ int entropy_seed_main(int argc, char *argv[]) {
                 log_error_errno(r, "Out of memory");
                 return EXIT_ERROR;
         }
-        seed_dir = seed_dir_path_buf(arg_seed_dir ?: config.seed_dir, seed_dir_buf);
-        if (!seed_dir) {
-                log_error("The seed directory %s%s is too long", root_get() ?: "", arg_seed_dir ?: config.seed_dir);
+        seed_dir = arg_seed_dir ?: config.seed_dir;
+        seed_dir_shown = root_path_buf(seed_dir, seed_dir_buf);
+        if (!seed_dir_shown) {
+                log_error("The seed directory %s%s is too long", root_get() ?: "", seed_dir);
                 config_done(&config);
                 return EXIT_ERROR;
         }
 
         o = (SeedOptions) {
                 .seed_dir = seed_dir,
+                .seed_dir_shown = seed_dir_shown,
+                .cross_mounts = arg_cross_mounts,
                 .credit = !arg_no_credit && !config_credit_disabled_by(&config),
                 .credit_disabled_by = arg_no_credit ? "--no-credit" : config_credit_disabled_by(&config),
                 .credit_without_machine_id = config.credit_without_machine_id,

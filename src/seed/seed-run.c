@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "blake2s.h"
+#include "credential.h"
 #include "credit.h"
 #include "io-util.h"
 #include "log.h"
@@ -23,6 +25,8 @@
 
 #define CREDENTIAL_NAME "entropy-gate.seed"
 #define CREDENTIAL_MAX 4096
+#define SYSTEM_CREDENTIALS_DIR "/run/credentials/@system"
+#define SEED_HASH_KEY "entropy-gate seed v1"
 
 /* ---------------------------------------------------------------- mixing */
 
@@ -47,6 +51,8 @@ static const char *skip_reason(int r, size_t max) {
 
         if (r == -EBADFD || r == -EISDIR)
                 return "not a regular file";
+        if (r == -ELOOP)
+                return "a symbolic link, not followed";
         if (r == -EFBIG) {
                 snprintf(buf, sizeof(buf), "larger than %zu bytes", max);
                 return buf;
@@ -59,52 +65,40 @@ static size_t dir_length(const char *path) {
         return slash ? (size_t) (slash - path) : 0;
 }
 
-static bool same_dir(const char *a, const char *b) {
-        size_t l = dir_length(a);
-        return l == dir_length(b) && strncmp(a, b, l) == 0;
-}
-
-/* Whether the directory of @path (inside the root) does not exist. */
-static bool dir_missing(const char *path) {
-        char dir[PATH_MAX];
-        int k;
-
-        k = snprintf(dir, sizeof(dir), "%s%.*s", root_get() ?: "", (int) dir_length(path), path);
-        if (k < 0 || (size_t) k >= sizeof(dir))
-                return false;
-        return access(dir, F_OK) < 0 && errno == ENOENT;
-}
-
-/* Seeds other tools keep: mixed, never credited, never modified. Where
- * several are in one directory (SeedRNG's), the directory is looked up
- * first: on most systems it is not there, and one lookup says so for all
- * of them. */
+/* Seeds other tools keep: mixed, never credited, never modified. Each
+ * directory is opened once through the resolver (inside the root), and
+ * each seed in it without following a link: on most systems the directory
+ * is not there, and one lookup says so for all of its seeds. */
 static unsigned mix_legacy_seeds(void) {
-        bool dir_gone = false;
+        _cleanup_close_ int dfd = -EBADF;
+        char dir[PATH_MAX] = "";
         unsigned n = 0;
 
         for (size_t i = 0; i < legacy_seeds_count; i++) {
-                const char *p = legacy_seeds[i].path, *path;
-                char path_buf[PATH_MAX], *buf = NULL;
+                const char *p = legacy_seeds[i].path, *name = p + dir_length(p) + 1;
+                char shown_buf[PATH_MAX], *buf = NULL;
+                const char *shown;
                 size_t size = 0;
                 int r;
 
-                if (i == 0 || !same_dir(legacy_seeds[i - 1].path, p))
-                        dir_gone = i + 1 < legacy_seeds_count && same_dir(p, legacy_seeds[i + 1].path) &&
-                                dir_missing(p);
-                if (dir_gone || !legacy_seeds[i].mixed)
+                if (!legacy_seeds[i].mixed)
                         continue;
-                path = root_path_buf(p, path_buf);
-                if (!path)
+                if (strlen(dir) != dir_length(p) || strncmp(dir, p, dir_length(p)) != 0) {
+                        snprintf(dir, sizeof(dir), "%.*s", (int) dir_length(p), p);
+                        safe_close(dfd);
+                        dfd = root_open(dir, CHASE_DIRECTORY);
+                }
+                if (dfd < 0)
                         continue;
-                r = read_file_at(AT_FDCWD, path, LEGACY_SEED_MAX, READ_SECRET, &buf, &size, NULL);
+                shown = root_path_buf(p, shown_buf) ?: p;
+                r = read_file_at(dfd, name, LEGACY_SEED_MAX, READ_SECRET, &buf, &size, NULL);
                 if (r == -ENOENT)
                         continue;
                 if (r < 0) {
-                        log_warning("Ignoring legacy seed %s: %s", path, skip_reason(r, LEGACY_SEED_MAX));
+                        log_warning("Ignoring legacy seed %s: %s", shown, skip_reason(r, LEGACY_SEED_MAX));
                         continue;
                 }
-                n += mix(buf, size, "legacy seed", path);
+                n += mix(buf, size, "legacy seed", shown);
                 erase_free(buf, LEGACY_SEED_MAX + 1);
         }
         return n;
@@ -116,79 +110,62 @@ static unsigned mix_legacy_seeds(void) {
  * or the boot loader for this boot, as secret as the channel that carried
  * them. */
 typedef struct Credential {
-        char path[512];
+        char path[PATH_MAX + 32];    /* for messages */
         char *raw;                   /* as read: mixed whatever it is */
         size_t raw_size;
-        uint8_t *bytes;              /* what it carries: raw, or decoded from hex */
-        size_t size;
-        bool hex;
+        FileStat stat, dir_stat;
+        uint8_t bytes[CREDENTIAL_MAX]; /* canonical (credential.h) */
+        CredentialContent content;
         uint8_t hash[CREDENTIAL_HASH_SIZE];
         char hash_hex[2 * CREDENTIAL_HASH_SIZE + 1];
         bool credit;                 /* the plan: credit it */
         bool remember;               /* ... and remember it first */
         bool earlier;                /* credited earlier in this boot (the initrd) */
-        char why_not[160];
+        char why_not[200];
 } Credential;
 
 static void credential_done(Credential *c) {
-        if (c->bytes && (char *) c->bytes != c->raw)
-                erase_free(c->bytes, c->size);
         erase_free(c->raw, CREDENTIAL_MAX + 1);
-        erase(c->hash, sizeof(c->hash));
-        *c = (Credential) {};
+        erase(c, sizeof(*c));
 }
 
-static int unhex(char c) {
-        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/* Text of hex digits (one trailing newline allowed) carries 4 bits a
- * character: decode it, so that what is credited is what it holds. Other
- * printable text holds less than 8 bits a byte, and how much less nobody
- * can say: it is mixed, never credited. */
-static int credential_decode(Credential *c) {
-        size_t n = c->raw_size, printable = 0;
-
-        while (n > 0 && (c->raw[n - 1] == '\n' || c->raw[n - 1] == '\r'))
-                n--;
-        for (size_t i = 0; i < n; i++)
-                printable += c->raw[i] >= 0x20 && c->raw[i] < 0x7f;
-
-        if (n > 0 && n % 2 == 0 && strspn(c->raw, "0123456789abcdefABCDEF") >= n) {
-                c->bytes = malloc(n / 2);
-                if (!c->bytes)
-                        return -ENOMEM;
-                for (size_t i = 0; i < n / 2; i++)
-                        c->bytes[i] = (uint8_t) (unhex(c->raw[2 * i]) << 4 | unhex(c->raw[2 * i + 1]));
-                c->size = n / 2;
-                c->hex = true;
-                return 0;
-        }
-        if (n > 0 && printable == n) {
-                snprintf(c->why_not, sizeof(c->why_not),
-                         "it is text, not binary or hex, so its density is unknown");
-                return 0;
-        }
-        c->bytes = (uint8_t *) c->raw;
-        c->size = c->raw_size;
-        return 0;
-}
-
-/* 1 when there is a credential, 0 when none, -errno (logged). Under
- * systemd the unit's LoadCredential= hands it over in
- * $CREDENTIALS_DIRECTORY, which is then the only place to look (the
- * sandbox need not see /run/credentials/@system); run by hand or by another
- * init, the system credential directory is read directly. */
-static int credential_read(Credential *c) {
+/* Where the credential is. Under systemd the unit's LoadCredential= hands
+ * it over in $CREDENTIALS_DIRECTORY; run by hand or by another init, the
+ * system credential directory is read directly. With --root, only the
+ * root's own system credential directory: the environment of the process
+ * that runs an image tool says nothing about the image. */
+static const char *credential_dir(void) {
         const char *dir = getenv("CREDENTIALS_DIRECTORY");
+
+        if (root_get() || !dir || !*dir)
+                return SYSTEM_CREDENTIALS_DIR;
+        return dir;
+}
+
+/* 1 when there is a credential, 0 when none (an unusable one is logged
+ * and counts as none). */
+static int credential_read(Credential *c) {
+        _cleanup_close_ int dfd = -EBADF;
+        const char *dir = credential_dir();
+        struct stat st;
         int r;
 
-        if (dir && *dir)
-                snprintf(c->path, sizeof(c->path), "%s/%s", dir, CREDENTIAL_NAME);
-        else
-                snprintf(c->path, sizeof(c->path), "%s/run/credentials/@system/%s", root_get() ?: "", CREDENTIAL_NAME);
+        snprintf(c->path, sizeof(c->path), "%s%s/%s", root_get() ?: "", dir, CREDENTIAL_NAME);
+        if (dir[0] != '/') {
+                log_warning("Ignoring $CREDENTIALS_DIRECTORY=%s: not an absolute path", dir);
+                return 0;
+        }
+        dfd = root_open(dir, CHASE_DIRECTORY);
+        if (dfd == -ENOENT)
+                return 0;
+        if (dfd < 0 || fstat(dfd, &st) < 0) {
+                log_warning("Ignoring credential %s: its directory cannot be opened: %s", c->path,
+                            strerror(dfd < 0 ? -dfd : errno));
+                return 0;
+        }
+        file_stat_from_stat(&st, &c->dir_stat);
 
-        r = read_file_at(AT_FDCWD, c->path, CREDENTIAL_MAX, READ_SECRET, &c->raw, &c->raw_size, NULL);
+        r = read_file_at(dfd, CREDENTIAL_NAME, CREDENTIAL_MAX, READ_SECRET, &c->raw, &c->raw_size, &c->stat);
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
@@ -197,14 +174,27 @@ static int credential_read(Credential *c) {
         }
         if (c->raw_size == 0)
                 return 0;
-        r = credential_decode(c);
-        if (r < 0)
-                return log_error_errno(r, "Out of memory");
-        if (c->bytes) {
-                credential_hash(c->bytes, c->size, c->hash);
-                for (size_t i = 0; i < CREDENTIAL_HASH_SIZE; i++)
-                        snprintf(c->hash_hex + 2 * i, 3, "%02x", c->hash[i]);
-        }
+
+        credential_canonicalize((const uint8_t *) c->raw, c->raw_size, c->bytes, &c->content);
+        credential_hash(c->bytes, c->content.size, c->hash);
+        for (size_t i = 0; i < CREDENTIAL_HASH_SIZE; i++)
+                snprintf(c->hash_hex + 2 * i, 3, "%02x", c->hash[i]);
+
+        /* Who could have put it there, or read it: a credential that is not
+         * root's alone is no secret, whatever it holds. */
+        if (c->stat.uid != 0)
+                snprintf(c->why_not, sizeof(c->why_not), "the file is owned by UID %u, not root",
+                         (unsigned) c->stat.uid);
+        else if ((c->stat.mode & 077) != 0)
+                snprintf(c->why_not, sizeof(c->why_not), "the file is mode %04o: others may read or change it",
+                         (unsigned) (c->stat.mode & 07777));
+        else if (c->dir_stat.uid != 0 || (c->dir_stat.mode & 022) != 0)
+                snprintf(c->why_not, sizeof(c->why_not),
+                         "its directory is not root's alone (UID %u, mode %04o)", (unsigned) c->dir_stat.uid,
+                         (unsigned) (c->dir_stat.mode & 07777));
+        else if (c->content.class == CREDENTIAL_CLASS_TEXT)
+                snprintf(c->why_not, sizeof(c->why_not),
+                         "it is text (%s), not binary or hex, so its density is unknown", c->content.encoding);
         return 1;
 }
 
@@ -214,20 +204,29 @@ typedef struct Load {
         const SeedOptions *o;
         int dfd;                     /* the locked seed directory, or -errno */
         FileStat dir_stat;
+        char dir_id[LEDGER_ID_MAX];
+        int ledger_fd;               /* the locked runtime directory, or -errno */
+        Ledger ledger;
+        bool ledger_changed;
         MachineId machine;
         bool first_boot_flag;
         char boot_id[MACHINE_ID_HEX_LEN + 1];
         StoredSeed old;
+        char old_hash[LEDGER_ID_MAX];  /* the keyed hash of the old seed, "" when it did not parse */
         Credential cred;
         bool have_cred;
+        CredentialMemory memory;
+        int memory_state;            /* 0 read (or empty), -errno, 1 not read yet */
         SeedRecord record;
         char written[RUNSTATE_MAX];  /* the record as last written */
-        char no_credit[160];         /* why nothing at all may be credited this run, "" when it may */
+        char no_credit[200];         /* why nothing at all may be credited this run, "" when it may */
+        char no_seed_credit[200];    /* why the seed may not be credited, "" when it may */
         int error;                   /* the first error, already logged */
 } Load;
 
 static void load_done(Load *l) {
         /* l->dfd stays open: the lock goes with the process (seed-run.h). */
+        safe_close(l->ledger_fd);
         stored_seed_done(&l->old);
         credential_done(&l->cred);
         erase(&l->machine, sizeof(l->machine));
@@ -238,14 +237,14 @@ static void load_fail(Load *l, int r) {
                 l->error = r;
 }
 
-static void load_forbid_credit(Load *l, const char *format, ...) _printf_(2, 3);
-static void load_forbid_credit(Load *l, const char *format, ...) {
+_printf_(2, 3)
+static void forbid(char *why, const char *format, ...) {
         va_list ap;
 
-        if (l->no_credit[0])
+        if (why[0])
                 return;
         va_start(ap, format);
-        vsnprintf(l->no_credit, sizeof(l->no_credit), format, ap);
+        vsnprintf(why, 200, format, ap);
         va_end(ap);
 }
 
@@ -256,13 +255,9 @@ static bool machine_id_counts_as_invalid(const MachineId *m) {
 /* The first-boot flag: any doubt (an error other than "does not exist")
  * counts as a first boot; it can only cost a credit, never add a wrong one. */
 static bool first_boot_flag_read(void) {
-        char buf[PATH_MAX];
-        const char *path = root_path_buf("/run/systemd/first-boot", buf);
-        struct stat st;
+        _cleanup_close_ int fd = root_open("/run/systemd/first-boot", CHASE_NOFOLLOW);
 
-        if (!path)
-                return true;
-        return lstat(path, &st) >= 0 || errno != ENOENT;
+        return fd != -ENOENT;
 }
 
 /* Fresh kernel bytes for the next seed. */
@@ -329,6 +324,7 @@ static void facts_fill(const Load *l, struct seed_facts *f) {
                 .file_regular = l->old.exists && S_ISREG(l->old.stat.mode),
                 .file_uid = l->old.stat.uid,
                 .file_mode = l->old.stat.mode,
+                .file_nlink = (unsigned long) l->old.stat.nlink,
                 .dir_uid = l->dir_stat.uid,
                 .dir_mode = l->dir_stat.mode,
         };
@@ -340,40 +336,112 @@ static void facts_fill(const Load *l, struct seed_facts *f) {
         }
 }
 
-/* The record of an earlier load in this boot, if any: 1 and *ret, 0 none,
- * or -errno (logged): a record that is there but cannot be read may be the
- * first load's. */
-static int previous_record_read(SeedRecord *ret) {
-        int r = seed_record_read(ret);
+static void hash_hex(const void *buf, size_t size, const char *key, char ret[static LEDGER_ID_MAX]) {
+        uint8_t h[32];
 
+        (void) blake2s(h, sizeof(h), key, strlen(key), buf, size);
+        for (size_t i = 0; i < sizeof(h); i++)
+                snprintf(ret + 2 * i, 3, "%02x", h[i]);
+        erase(h, sizeof(h));
+}
+
+/* This boot, and what was consumed and credited in it so far (the ledger,
+ * runstate.h): taken under the runtime directory's lock, which is held
+ * until this load's own entries are written. Any doubt credits nothing. */
+static void ledger_open(Load *l) {
+        struct stat st;
+        int r;
+
+        r = boot_id_read(l->boot_id);
+        if (r < 0) {
+                l->boot_id[0] = 0;
+                forbid(l->no_credit, "cannot read this boot's id, so cannot tell what was credited in it: %s",
+                       strerror(-r));
+                log_warning_errno(r, "Failed to read the boot id: %m");
+        }
+
+        l->ledger_fd = ledger_lock(SEED_LOCK_TIMEOUT_USEC, &st);
+        if (l->ledger_fd < 0) {
+                forbid(l->no_credit, "cannot lock %s: %s", runstate_dir(),
+                       l->ledger_fd == -ETIMEDOUT ? "another process holds its lock" : strerror(-l->ledger_fd));
+                log_warning_errno(l->ledger_fd, "Failed to open and lock %s: %m", runstate_dir());
+                return;
+        }
+        if (st.st_uid != 0 || (st.st_mode & 022) != 0) {
+                forbid(l->no_credit, "%s is not root's alone (UID %u, mode %04o): its record of this boot cannot "
+                       "be believed", runstate_dir(), (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
+                return;
+        }
+
+        r = ledger_read(l->ledger_fd, &l->ledger);
+        if (r < 0) {
+                /* A load may have run, and credited: it cannot be ruled out. */
+                forbid(l->no_credit, "the record of what this boot credited (%s/%s) %s, so a load may have run",
+                       runstate_dir(), RUNSTATE_LEDGER,
+                       r == -EBADMSG ? "is damaged" : r == -EPERM ? "is not root's alone" : "cannot be read");
+                log_warning_errno(r, "Failed to read %s/%s: %m", runstate_dir(), RUNSTATE_LEDGER);
+                return;
+        }
+        if (r == 0 || !streq(l->ledger.boot_id, l->boot_id)) {
+                /* None yet, or another boot's (only where /run outlives a
+                 * boot: a --root tree). With no boot id of ours, crediting
+                 * is already off. */
+                l->ledger = (Ledger) {};
+                memcpy(l->ledger.boot_id, l->boot_id, sizeof(l->boot_id));
+                l->ledger_changed = true;
+        }
+}
+
+/* Add to the ledger; when it is full or cannot be written nothing more is
+ * credited. */
+static void ledger_note(Load *l, LedgerKind kind, const char *id) {
+        int r;
+
+        if (l->ledger_fd < 0 || l->no_credit[0])
+                return;
+        r = ledger_add(&l->ledger, kind, id);
+        if (r > 0)
+                l->ledger_changed = true;
         if (r < 0)
-                log_warning_errno(r, "Failed to read %s/%s: %m", runstate_dir(), RUNSTATE_SEED);
+                forbid(l->no_credit, "cannot record it in %s/%s: %s", runstate_dir(), RUNSTATE_LEDGER,
+                       r == -ENOSPC ? "the record is full" : strerror(-r));
+}
+
+static int ledger_commit(Load *l) {
+        int r;
+
+        if (l->ledger_fd < 0 || !l->ledger_changed || !l->boot_id[0])
+                return 0;
+        r = ledger_write(l->ledger_fd, &l->ledger);
+        if (r >= 0)
+                l->ledger_changed = false;
         return r;
 }
 
-/* Whether a load already consumed this seed directory in this boot: its
- * record says so. A second load (a restart, a package upgrade) would
- * otherwise credit the replacement the first one wrote. */
-static bool already_loaded_this_boot(const Load *l, int have_previous, const SeedRecord *previous) {
-        if (have_previous < 0)
-                return true;
-        return have_previous > 0 && previous->boot_id[0] && streq(previous->boot_id, l->boot_id) &&
-                streq(previous->seed_path, l->record.seed_path);
+/* The memory of credited credentials, read once, on demand. */
+static int memory_get(Load *l) {
+        if (l->memory_state > 0)
+                l->memory_state = credential_memory_read(l->dfd, &l->memory);
+        return l->memory_state;
 }
 
-static void plan_credential(Load *l, bool dir_usable, int have_previous, const SeedRecord *previous) {
+static void plan_credential(Load *l, bool dir_usable) {
         Credential *c = &l->cred;
         int r;
 
         if (!l->have_cred || c->why_not[0])
                 return;
-        /* The initrd credited it in this boot (its record, carried over in
-         * /run, says so): remember it here, where it can be remembered. */
-        if (have_previous > 0 && previous->credential == CREDENTIAL_CREDITED &&
-            streq(previous->credential_hash, c->hash_hex)) {
-                snprintf(c->why_not, sizeof(c->why_not), "credited earlier in this boot (in the initrd)");
+        if (l->no_credit[0]) {
+                snprintf(c->why_not, sizeof(c->why_not), "%s", l->no_credit);
+                return;
+        }
+        /* Credited earlier in this boot: by the initrd, whose ledger is
+         * carried over in /run, or by another load. Remember it here, where
+         * it can be remembered. */
+        if (ledger_has(&l->ledger, LEDGER_CREDENTIAL, c->hash_hex)) {
+                snprintf(c->why_not, sizeof(c->why_not), "credited earlier in this boot");
                 c->earlier = true;
-                c->remember = dir_usable;
+                c->remember = dir_usable && memory_get(l) >= 0;
                 return;
         }
         if (!l->o->credit) {
@@ -390,30 +458,43 @@ static void plan_credential(Load *l, bool dir_usable, int have_previous, const S
                          "the kernel command line cannot be read to tell whether it came from there");
                 return;
         }
-        if (c->size < SEED_SIZE_MIN) {
-                snprintf(c->why_not, sizeof(c->why_not), "%zu bits%s, less than %u", c->size * 8,
-                         c->hex ? " after decoding hex" : "", SEED_SIZE_MIN * 8);
+        if (c->content.size < SEED_SIZE_MIN) {
+                snprintf(c->why_not, sizeof(c->why_not), "%zu bits%s, less than %u", c->content.size * 8,
+                         c->content.class == CREDENTIAL_CLASS_HEX ? " after decoding hex" : "", SEED_SIZE_MIN * 8);
                 return;
         }
         /* Never twice: what was credited once is remembered in the seed
-         * directory, and only there can it be checked. Where there is none
-         * (the initrd), crediting it anyway trusts the hypervisor or boot
-         * loader to hand over a fresh one at every boot: an opt-in. */
-        if (!dir_usable) {
+         * directory, and only there can it be checked. Without one (the
+         * initrd, --credential-only) crediting it anyway trusts the
+         * hypervisor or boot loader to hand over a fresh one at every boot:
+         * an opt-in. A seed directory that was asked for and cannot be used
+         * (its lock timed out, say) is no such case: nothing is credited. */
+        if (l->o->credential_only) {
                 if (l->o->credit_credential_without_memory)
                         c->credit = true;
                 else
-                        snprintf(c->why_not, sizeof(c->why_not), "no usable seed directory to remember it in%s",
-                                 l->o->credential_only ? " (CreditCredentialWithoutMemory= is off)" : "");
+                        snprintf(c->why_not, sizeof(c->why_not),
+                                 "no seed directory to remember it in (CreditCredentialWithoutMemory= is off)");
                 return;
         }
-        r = credential_seen(l->dfd, c->hash);
+        if (!dir_usable) {
+                snprintf(c->why_not, sizeof(c->why_not), "the seed directory, which remembers it, cannot be used");
+                return;
+        }
+        if (l->dir_stat.uid != 0 || (l->dir_stat.mode & 077) != 0) {
+                snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it is not root's alone "
+                         "(UID %u, mode %04o)", (unsigned) l->dir_stat.uid, (unsigned) (l->dir_stat.mode & 07777));
+                return;
+        }
+        r = memory_get(l);
         if (r < 0) {
-                snprintf(c->why_not, sizeof(c->why_not), "the list of credentials already credited cannot be read: %s",
-                         strerror(-r));
+                snprintf(c->why_not, sizeof(c->why_not), "the memory of credentials already credited (%s) %s",
+                         SEED_CREDENTIALS_NAME,
+                         r == -EPERM ? "breaks rule 6 (not a regular file of root's, mode 0600, one link)" :
+                         r == -EBADMSG ? "does not parse" : strerror(-r));
                 return;
         }
-        if (r > 0) {
+        if (credential_memory_has(&l->memory, c->hash)) {
                 snprintf(c->why_not, sizeof(c->why_not), "credited on an earlier boot (a replayed or cloned credential)");
                 return;
         }
@@ -425,11 +506,11 @@ static void record_credential(Load *l, int have_previous, const SeedRecord *prev
         SeedRecord *rec = &l->record;
 
         rec->credential = !l->have_cred ? CREDENTIAL_NONE : l->cred.credit ? CREDENTIAL_CREDITED : CREDENTIAL_MIXED;
-        rec->credential_bits = l->cred.credit ? l->cred.size * 8 : 0;
+        rec->credential_bits = l->cred.credit ? l->cred.content.size * 8 : 0;
         rec->credential_hash[0] = 0;
         if (l->cred.credit)
                 memcpy(rec->credential_hash, l->cred.hash_hex, sizeof(l->cred.hash_hex));
-        else if (l->cred.earlier && have_previous > 0) {
+        else if (l->cred.earlier && have_previous > 0 && streq(previous->credential_hash, l->cred.hash_hex)) {
                 /* What this boot did with it, for entropyctl. */
                 rec->credential = CREDENTIAL_CREDITED;
                 rec->credential_bits = previous->credential_bits;
@@ -437,8 +518,7 @@ static void record_credential(Load *l, int have_previous, const SeedRecord *prev
         }
 }
 
-/* Write the record unless it already says exactly this (one write per
- * load on every normal path). */
+/* Write the record unless it already says exactly this. */
 static int record_write(Load *l) {
         char text[RUNSTATE_MAX];
         int r;
@@ -455,7 +535,7 @@ static int record_write(Load *l) {
 }
 
 int seed_load(const SeedOptions *o) {
-        _cleanup_(load_done) Load l = { .o = o, .dfd = -EBADF };
+        _cleanup_(load_done) Load l = { .o = o, .dfd = -EBADF, .ledger_fd = -EBADF, .memory_state = 1 };
         SeedRecord previous;
         int have_previous;
         struct seed_facts facts;
@@ -470,28 +550,32 @@ int seed_load(const SeedOptions *o) {
                 .credential = CREDENTIAL_NONE,
                 .replacement_creditable = 0,
         };
-        snprintf(l.record.seed_path, sizeof(l.record.seed_path), "%s/%s", o->seed_dir, SEED_FILE_NAME);
+        snprintf(l.record.seed_path, sizeof(l.record.seed_path), "%s/%s", o->seed_dir_shown, SEED_FILE_NAME);
+
+        /* 0. This boot, and what it already consumed and credited. */
+        ledger_open(&l);
 
         /* 1. Lock, bounded: a concurrent load or save must not read the seed
          * we are about to consume, and a lock held by anyone else must not
          * hang the boot. Without the directory, what does not need it is
          * still done. */
-        l.dfd = o->credential_only ? -EBADF : seed_dir_open_locked(o->seed_dir, SEED_LOCK_TIMEOUT_USEC, &l.dir_stat);
+        l.dfd = o->credential_only ? -EBADF : seed_dir_open_locked(o->seed_dir, 0, SEED_LOCK_TIMEOUT_USEC, &l.dir_stat);
         dir_usable = l.dfd >= 0;
         if (o->credential_only) {
-                load_forbid_credit(&l, "no seed directory (--credential-only)");
+                forbid(l.no_seed_credit, "no seed directory (--credential-only)");
                 l.record.seed_path[0] = 0;
         } else if (!dir_usable) {
-                load_forbid_credit(&l, "cannot open and lock the seed directory: %s",
-                                   l.dfd == -ETIMEDOUT ? "another process holds its lock" : strerror(-l.dfd));
+                forbid(l.no_seed_credit, "cannot open and lock the seed directory: %s",
+                       l.dfd == -ETIMEDOUT ? "another process holds its lock" : strerror(-l.dfd));
                 if (l.dfd == -ETIMEDOUT)
                         load_fail(&l, log_error_errno(l.dfd, "not crediting: cannot open and lock the seed directory %s: "
-                                                      "another process has held its lock for %s", o->seed_dir,
+                                                      "another process has held its lock for %s", o->seed_dir_shown,
                                                       FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC)));
                 else
                         load_fail(&l, log_error_errno(l.dfd, "not crediting: cannot open and lock the seed directory "
-                                                      "%s: %m", o->seed_dir));
-        }
+                                                      "%s: %m", o->seed_dir_shown));
+        } else
+                ledger_directory_id((uint64_t) l.dir_stat.dev, (uint64_t) l.dir_stat.ino, l.dir_id);
 
         /* 2. What every clone may share, mixed only. */
         machine_id_read(&l.machine);
@@ -500,28 +584,21 @@ int seed_load(const SeedOptions *o) {
         (void) mix(l.machine.raw, l.machine.raw_size, "the machine-id", NULL);
         l.first_boot_flag = first_boot_flag_read();
         l.record.legacy_mixed = mix_legacy_seeds();
-        r = credential_read(&l.cred);
-        if (r < 0)
-                load_fail(&l, r);
-        l.have_cred = r > 0;
+        l.have_cred = credential_read(&l.cred) > 0;
 
-        /* Once per boot. */
-        r = boot_id_read(l.boot_id);
-        if (r < 0) {
-                load_forbid_credit(&l, "cannot read this boot's id, so cannot tell whether a load already ran: %s",
-                                   strerror(-r));
-                log_warning_errno(r, "Failed to read the boot id: %m");
-        }
-        have_previous = previous_record_read(&previous);
-        if (dir_usable && !l.no_credit[0] && already_loaded_this_boot(&l, have_previous, &previous)) {
+        have_previous = seed_record_read(&previous);
+
+        /* Once per boot, by identity: this directory, however it was named,
+         * was consumed by a load of this boot already. */
+        if (dir_usable && ledger_has(&l.ledger, LEDGER_DIRECTORY, l.dir_id)) {
                 /* Mix what there is, credit nothing, keep the first record. */
                 stored_seed_read(l.dfd, &l.old);
                 old = stored_seed_bytes(&l.old, &old_size);
                 (void) mix(old, old_size, "the seed", l.record.seed_path);
                 if (l.have_cred)
                         (void) mix(l.cred.raw, l.cred.raw_size, "credential", l.cred.path);
-                log_info("not crediting: the seed was already loaded in this boot (%s/%s), mixed it only",
-                         runstate_dir(), RUNSTATE_SEED);
+                log_info("not crediting: the seed directory %s was already loaded in this boot (%s/%s), mixed it only",
+                         o->seed_dir_shown, runstate_dir(), RUNSTATE_LEDGER);
                 return l.error;
         }
 
@@ -530,6 +607,14 @@ int seed_load(const SeedOptions *o) {
                 stored_seed_read(l.dfd, &l.old);
                 if (!l.old.exists)
                         log_info("No seed file %s yet, writing a fresh one.", l.record.seed_path);
+                if (l.old.parsed) {
+                        hash_hex(l.old.file.seed, l.old.file.seed_size, SEED_HASH_KEY, l.old_hash);
+                        /* The same bytes under another name: a copy, or a
+                         * link into another directory. */
+                        if (ledger_has(&l.ledger, LEDGER_SEED, l.old_hash))
+                                forbid(l.no_seed_credit, "this seed was credited already in this boot, from "
+                                       "another directory or name");
+                }
         }
         facts_fill(&l, &facts);
 
@@ -551,52 +636,62 @@ int seed_load(const SeedOptions *o) {
                 load_fail(&l, log_error_errno(r, "Failed to write the replacement seed to %s: %m", l.record.seed_path));
         facts.replacement_durable = r >= 0;
         l.record.replacement_creditable = replacement_creditable;
-        /* The record names the boot only once this load consumed the
-         * directory: a load that could not lock it, or replace the seed,
-         * used nothing up, and a later one may do the job. */
-        if (facts.replacement_durable)
+        /* The directory counts as consumed only once this load replaced its
+         * seed: one that could not be locked or replaced used nothing up,
+         * and a later load may do the job. */
+        if (facts.replacement_durable) {
                 memcpy(l.record.boot_id, l.boot_id, sizeof(l.boot_id));
+                ledger_note(&l, LEDGER_DIRECTORY, l.dir_id);
+        }
 
         /* 5. Decide, remember, record; then credit. */
         l.record.boottime_usec = now_usec(CLOCK_BOOTTIME);
         d = seed_credit_decide(&facts);
-        if (d.credit && l.no_credit[0])
+        if (d.credit && (l.no_credit[0] || l.no_seed_credit[0])) {
                 d = (CreditDecision) { .credit = false, .rule = 1 };
-        plan_credential(&l, dir_usable, have_previous, &previous);
+                snprintf(d.reason, sizeof(d.reason), "%s", l.no_credit[0] ? l.no_credit : l.no_seed_credit);
+        }
+        plan_credential(&l, dir_usable);
         if (l.cred.remember) {
-                r = credential_remember(l.dfd, l.cred.hash);
+                credential_memory_add(&l.memory, l.cred.hash);
+                r = credential_memory_write(l.dfd, &l.memory);
                 if (r < 0) {
                         if (l.cred.credit)
                                 snprintf(l.cred.why_not, sizeof(l.cred.why_not), "it could not be remembered: %s",
                                          strerror(-r));
                         l.cred.credit = false;
-                        load_fail(&l, log_error_errno(r, "Failed to remember the credential in %s: %m", o->seed_dir));
+                        load_fail(&l, log_error_errno(r, "Failed to remember the credential in %s: %m",
+                                                      o->seed_dir_shown));
                 }
         }
-        if (d.credit || l.cred.credit) {
-                /* The record is the claim "loaded in this boot" (and which
-                 * credential was credited): it must be in place before
-                 * anything is credited, or a second load could credit again. */
-                l.record.action = d.credit ? SEED_ACTION_CREDITED : SEED_ACTION_NOT_CREDITED;
-                l.record.bits = d.credit ? l.old.file.seed_size * 8 : 0;
-                record_credential(&l, have_previous, &previous);
-                r = record_write(&l);
-                if (r < 0) {
-                        log_error_errno(r, "not crediting: failed to record this load in %s/%s: %m",
-                                        runstate_dir(), RUNSTATE_SEED);
-                        load_fail(&l, r);
+        /* The ledger is the claim "consumed and credited in this boot": in
+         * place before anything is credited, or a second load could credit
+         * again. */
+        if (d.credit)
+                ledger_note(&l, LEDGER_SEED, l.old_hash);
+        if (l.cred.credit)
+                ledger_note(&l, LEDGER_CREDENTIAL, l.cred.hash_hex);
+        r = ledger_commit(&l);
+        if (r < 0) {
+                log_error_errno(r, "not crediting: failed to record this load in %s/%s: %m", runstate_dir(),
+                                RUNSTATE_LEDGER);
+                load_fail(&l, r);
+                forbid(l.no_credit, "this load could not be recorded");
+        }
+        if (l.no_credit[0]) {
+                if (d.credit) {
                         d = (CreditDecision) { .credit = false, .rule = 1 };
-                        snprintf(d.reason, sizeof(d.reason), "this load could not be recorded");
-                        if (l.cred.credit)
-                                snprintf(l.cred.why_not, sizeof(l.cred.why_not), "this load could not be recorded");
-                        l.cred.credit = false;
+                        snprintf(d.reason, sizeof(d.reason), "%s", l.no_credit);
                 }
+                if (l.cred.credit)
+                        snprintf(l.cred.why_not, sizeof(l.cred.why_not), "%s", l.no_credit);
+                l.cred.credit = false;
         }
 
         if (l.have_cred && l.cred.credit) {
-                r = pool_add_seed(l.cred.bytes, l.cred.size, true);
+                r = pool_add_seed(l.cred.bytes, l.cred.content.size, true);
                 if (r >= 0)
-                        log_info("credited %zu bits from credential %s%s", l.cred.size * 8, l.cred.path,
+                        log_info("credited %zu bits from credential %s%s", l.cred.content.size * 8, l.cred.path,
                                  dir_usable ? "" : " (not remembered: CreditCredentialWithoutMemory=yes)");
                 else {
                         load_fail(&l, log_error_errno(r, "Failed to credit credential %s%s: %m", l.cred.path,
@@ -627,7 +722,8 @@ int seed_load(const SeedOptions *o) {
                          l.no_credit[0] ? l.no_credit : d.rule == 2 ? l.old.problem : d.reason);
                 log_info("not crediting: %s", l.record.reason);
         } else
-                snprintf(l.record.reason, sizeof(l.record.reason), "%s", l.no_credit);
+                snprintf(l.record.reason, sizeof(l.record.reason), "%s",
+                         l.no_seed_credit[0] ? l.no_seed_credit : l.no_credit);
         if (l.record.bits == 0)
                 /* Whatever it was, it may hold something secret. */
                 (void) mix(old, old_size, "the old seed", l.record.seed_path);
@@ -639,7 +735,6 @@ int seed_load(const SeedOptions *o) {
                 log_warning_errno(r, "Failed to record the result in %s/%s: %m", runstate_dir(), RUNSTATE_SEED);
         return l.error;
 }
-
 int seed_save(const SeedOptions *o) {
         _cleanup_(stored_seed_done) StoredSeed old = {};
         Fresh fresh;
@@ -651,12 +746,12 @@ int seed_save(const SeedOptions *o) {
         int dfd, r;
 
         /* Open, and locked until the process exits (seed-run.h). */
-        dfd = seed_dir_open_locked(o->seed_dir, SEED_LOCK_TIMEOUT_USEC, &dst);
+        dfd = seed_dir_open_locked(o->seed_dir, 0, SEED_LOCK_TIMEOUT_USEC, &dst);
         if (dfd == -ETIMEDOUT)
                 return log_error_errno(dfd, "Failed to lock seed directory %s: another process has held its lock for %s",
-                                       o->seed_dir, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
+                                       o->seed_dir_shown, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
         if (dfd < 0)
-                return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir);
+                return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir_shown);
 
         machine_id_read(&m);
         /* Bytes from an initialized CRNG are all the next seed needs. Fresh
@@ -671,22 +766,27 @@ int seed_save(const SeedOptions *o) {
         r = write_next_seed(dfd, &m, bytes, size, &fresh, false, &creditable);
         erase(&m, sizeof(m));
         if (r < 0)
-                return log_error_errno(r, "Failed to save a new seed to %s/%s: %m", o->seed_dir, SEED_FILE_NAME);
+                return log_error_errno(r, "Failed to save a new seed to %s/%s: %m", o->seed_dir_shown, SEED_FILE_NAME);
 
         if (creditable)
-                log_info("saved %zu bits to %s/%s", seed_size * 8, o->seed_dir, SEED_FILE_NAME);
+                log_info("saved %zu bits to %s/%s", seed_size * 8, o->seed_dir_shown, SEED_FILE_NAME);
         else
                 log_info("saved %zu bits to %s/%s, not creditable: %s",
-                         seed_size * 8, o->seed_dir, SEED_FILE_NAME,
+                         seed_size * 8, o->seed_dir_shown, SEED_FILE_NAME,
                          invalid_id ? "/etc/machine-id is not valid" : "the kernel's random pool is not initialized");
         return 0;
 }
 
 /* For image builders: a fresh creditable seed in ROOT's seed directory,
- * bound to the machine-id of the device that will boot it. */
+ * bound to the machine-id of the device that will boot it. The tree may
+ * be someone else's: every path is resolved inside it and, unless
+ * --cross-mounts, never through a mount point in it; every write is made
+ * relative to the directory fd the resolver found. */
 int seed_provision(const SeedOptions *o) {
         _cleanup_close_ int dfd = -EBADF;
-        _cleanup_free_ char *mid_path = NULL, *etc_path = NULL;
+        ChaseFlags tree = o->cross_mounts ? 0 : CHASE_NO_XDEV;
+        char mid_buf[PATH_MAX];
+        const char *mid_shown = root_path_buf("/etc/machine-id", mid_buf) ?: "/etc/machine-id";
         Fresh fresh;
         MachineId m;
         FileStat dst;
@@ -694,49 +794,48 @@ int seed_provision(const SeedOptions *o) {
         size_t size;
         int r;
 
-        r = root_path("/etc/machine-id", &mid_path);
-        if (r >= 0)
-                r = root_path("/etc", &etc_path);
-        if (r < 0)
-                return log_error_errno(r, "Out of memory");
         if (o->machine_id) {
-                char text[MACHINE_ID_HEX_LEN + 2];
+                char text[MACHINE_ID_HEX_LEN + 2], name[NAME_MAX + 1];
                 _cleanup_close_ int etc = -EBADF;
 
                 machine_id_parse(o->machine_id, strlen(o->machine_id), &m);
                 if (m.state != MACHINE_ID_VALID)
                         return log_error_errno(-EINVAL, "Invalid --machine-id=%s: expected 32 hex digits", o->machine_id);
                 snprintf(text, sizeof(text), "%s\n", m.id);
-                etc = open(etc_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                r = etc < 0 ? negative_errno() :
-                        write_file_atomic_at(etc, "machine-id", text, strlen(text), 0444, WRITE_DURABLE);
+                /* The name itself is replaced (rename): a link there is
+                 * replaced, never written through. */
+                etc = root_open_parent("/etc/machine-id", tree, name);
+                r = etc < 0 ? etc : write_file_atomic_at(etc, name, text, strlen(text), 0444, WRITE_DURABLE);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to write %s: %m", mid_path);
+                        return log_error_errno(r, "Failed to write %s: %m%s", mid_shown,
+                                               r == -EXDEV ? " (a mount point on the way; --cross-mounts allows it)" : "");
         } else {
                 machine_id_read(&m);
                 if (m.state != MACHINE_ID_VALID)
                         return log_error_errno(-EINVAL, "%s is %s: a provisioned seed must be bound to the device's "
                                                "real machine-id (pass --machine-id=ID to set one)",
-                                               mid_path, machine_id_state_to_string(m.state));
+                                               mid_shown, machine_id_state_to_string(m.state));
         }
 
-        dfd = seed_dir_open_locked(o->seed_dir, SEED_LOCK_TIMEOUT_USEC, &dst);
+        dfd = seed_dir_open_locked(o->seed_dir, tree, SEED_LOCK_TIMEOUT_USEC, &dst);
         if (dfd < 0)
-                return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir);
-        /* Rule 6 on the device: root's, and no one else's. */
+                return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m%s", o->seed_dir_shown,
+                                       dfd == -EXDEV ? " (a mount point on the way; --cross-mounts allows it)" : "");
+        /* Rule 6 on the device: root's, and no one else's; on the fd. */
         if ((dst.uid != 0 && fchown(dfd, 0, 0) < 0) || ((dst.mode & 077) != 0 && fchmod(dfd, 0700) < 0))
-                return log_error_errno(errno, "Failed to make %s root's with mode 0700: %m", o->seed_dir);
+                return log_error_errno(errno, "Failed to make %s root's with mode 0700: %m", o->seed_dir_shown);
 
         size = seed_size_for_poolsize(pool_size_bits());
         fresh_get(&fresh, size);
         r = write_next_seed(dfd, &m, NULL, 0, &fresh, false, &creditable);
         if (r < 0)
-                return log_error_errno(r, "Failed to write a seed to %s/%s: %m", o->seed_dir, SEED_FILE_NAME);
+                return log_error_errno(r, "Failed to write a seed to %s/%s: %m", o->seed_dir_shown, SEED_FILE_NAME);
         if (!creditable)
                 /* Never ship an image with a seed that looks good and is not:
                  * this host's pool was not initialized. */
                 return log_error_errno(-EAGAIN, "The seed written to %s/%s is not creditable: this machine's random "
-                                       "pool is not initialized", o->seed_dir, SEED_FILE_NAME);
-        log_info("provisioned %zu bits in %s/%s, bound to machine-id %s", size * 8, o->seed_dir, SEED_FILE_NAME, m.id);
+                                       "pool is not initialized", o->seed_dir_shown, SEED_FILE_NAME);
+        log_info("provisioned %zu bits in %s/%s, bound to machine-id %s", size * 8, o->seed_dir_shown, SEED_FILE_NAME,
+                 m.id);
         return 0;
 }

@@ -11,7 +11,9 @@
  * with the fd (no close() right before exit). */
 
 typedef struct SeedOptions {
-        const char *seed_dir;               /* the seed directory, inside the root */
+        const char *seed_dir;               /* the seed directory, inside the root (resolved by root.h) */
+        const char *seed_dir_shown;         /* the same with the root in front, for messages */
+        bool cross_mounts;                  /* provision: may pass mount points inside the tree */
         bool credit;
         const char *credit_disabled_by;     /* who turned crediting off, for the message */
         bool credit_without_machine_id;
