@@ -131,15 +131,14 @@ static void credential_done(Credential *c) {
 
 /* Where the credential is. Under systemd the unit's LoadCredential= hands
  * it over in $CREDENTIALS_DIRECTORY; run by hand or by another init, the
- * system credential directory is read directly. With --root, only the
- * root's own system credential directory: the environment of the process
- * that runs an image tool says nothing about the image. */
+ * system credential directory is read directly. Either is taken inside the
+ * root, through the resolver, and believed only as far as its owner and
+ * mode allow (credential_read()): an inherited $CREDENTIALS_DIRECTORY
+ * that points at someone else's files gives nothing to credit. */
 static const char *credential_dir(void) {
         const char *dir = getenv("CREDENTIALS_DIRECTORY");
 
-        if (root_get() || !dir || !*dir)
-                return SYSTEM_CREDENTIALS_DIR;
-        return dir;
+        return dir && *dir ? dir : SYSTEM_CREDENTIALS_DIR;
 }
 
 /* 1 when there is a credential, 0 when none (an unusable one is logged
@@ -185,7 +184,9 @@ static int credential_read(Credential *c) {
         if (c->stat.uid != 0)
                 snprintf(c->why_not, sizeof(c->why_not), "the file is owned by UID %u, not root",
                          (unsigned) c->stat.uid);
-        else if ((c->stat.mode & 077) != 0)
+        else if ((c->stat.mode & 0027) != 0)
+                /* Group read stays allowed: systemd hands credentials to a
+                 * service readable by its group (root's). */
                 snprintf(c->why_not, sizeof(c->why_not), "the file is mode %04o: others may read or change it",
                          (unsigned) (c->stat.mode & 07777));
         else if (c->dir_stat.uid != 0 || (c->dir_stat.mode & 022) != 0)

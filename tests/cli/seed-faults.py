@@ -66,8 +66,10 @@ def new_boot(root, with_credential):
         b = os.urandom(16).hex()
         f.write(f"{b[:8]}-{b[8:12]}-{b[12:16]}-{b[16:20]}-{b[20:]}\n")
     if with_credential:
-        with open(os.path.join(root, "run/credentials/@system/entropy-gate.seed"), "wb") as f:
+        path = os.path.join(root, "run/credentials/@system/entropy-gate.seed")
+        with open(path, "wb") as f:
             f.write(os.urandom(32))
+        os.chmod(path, 0o400)
 
 
 CREDENTIAL_KEY = b"entropy-gate credential v1"
@@ -100,14 +102,24 @@ def run(strace, top):
     cmd = lambda verb: [SEED_BIN, verb, "--root=" + root, "--seed-dir=/seeds"]
 
     def remembered():
+        """The memory of credited credentials: a Bloom filter of 512 Ki
+        bits, 8 bits an entry, chosen by the keyed hash (seed-store.c)."""
         path = os.path.join(seeds, "credentials")
-        if not os.path.exists(path):
-            return set()
-        with open(path, "rb") as f:
-            data = f.read()
-        if data[:8] != b"\x89EGCRED\n" or (len(data) - 8) % 32:
-            fail("the list of credited credentials does not parse")
-        return {data[i:i + 32] for i in range(8, len(data), 32)}
+        bits = bytes(64 * 1024)
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                data = f.read()
+            if data[:8] != b"\x89EGBLM1\n" or len(data) != 8 + len(bits):
+                fail("the memory of credited credentials does not parse")
+            bits = data[8:]
+
+        def has(h):
+            for i in range(8):
+                b = int.from_bytes(h[4 * i:4 * i + 4], "little") % (len(bits) * 8)
+                if not bits[b // 8] & (1 << (b % 8)):
+                    return False
+            return True
+        return has
 
     def inspect():
         p = subprocess.run([INSPECT, seed], stdout=subprocess.PIPE, text=True)
@@ -136,7 +148,7 @@ def run(strace, top):
         known = remembered()
         for h in c:
             data = bytes.fromhex(h)
-            if len(data) == 32 and hashlib.blake2s(data, key=CREDENTIAL_KEY).digest() not in known and \
+            if len(data) == 32 and not known(hashlib.blake2s(data, key=CREDENTIAL_KEY).digest()) and \
                     data in credentials:
                 fail(f"{what}: credential {h} was credited but is not remembered")
         return out
