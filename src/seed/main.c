@@ -153,7 +153,7 @@ int entropy_seed_main(int argc, char *argv[]) {
          * worst of answers. */
         r = root_set(arg_root);
         if (r < 0) {
-                log_error_errno(r, "Cannot use --root=%s: %m", arg_root);
+                log_error_errno(r, "Cannot use --root=%.256s%s: %m", arg_root, strlen(arg_root) > 256 ? "..." : "");
                 return EXIT_ERROR;
         }
         if (verb->needs_root) {
@@ -174,6 +174,13 @@ int entropy_seed_main(int argc, char *argv[]) {
         if (r < 0) {
                 config_done(&config);
                 log_error_errno(r, "Out of memory");
+                return EXIT_ERROR;
+        }
+        if (verb->needs_root && config.broken) {
+                /* Whatever the image's configuration meant to say (another
+                 * Directory=, say) cannot be known: write nothing. */
+                log_error("Refusing %s: the image's configuration is broken: %s", verb->name, config.broken);
+                config_done(&config);
                 return EXIT_ERROR;
         }
         seed_dir = arg_seed_dir ?: config.seed_dir;

@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""entropy-seed against a hostile tree and hostile inputs.
+
+usage: seed-hostile.py ENTROPY_SEED_FAKEPOOL SEED_INSPECT CONF_FILE
+
+Each case is an attack on a promise of docs/design.md ("Hostile trees and
+inputs"), run with the scripted pool of tests/fake/pool-fake.c in temporary
+trees (the harness of tests/cli/seed-cli.py): never the host's pool. Where an
+attack aims at files outside the tree, a canary tree stands for the build
+host: every file in it is hashed, with its mtime, before and after, and
+nothing may change. Cases that need bind mounts run in a mount namespace of
+their own. Needs root (root-owned seeds, mounts): exits 77 otherwise.
+"""
+import hashlib
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("seed_cli", os.path.join(HERE, "..", "cli", "seed-cli.py"))
+cli = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cli)
+Env, Failed, check, SEED_BIN = cli.Env, cli.Failed, cli.check, cli.SEED_BIN
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+class Canary:
+    """A stand-in for the build host's files: its own /etc/machine-id, a seed
+    directory with a seed, and a secret, all hashed with their mtimes."""
+
+    def __init__(self, top):
+        self.dir = os.path.join(top, "host")
+        for rel, data, mode in (("etc/machine-id", b"0123456789abcdef0123456789abcdef\n", 0o444),
+                                ("var/lib/entropy-gate/seed", os.urandom(100), 0o600),
+                                ("var/lib/entropy-gate/credentials", os.urandom(50), 0o600),
+                                ("root/.aws/credentials", b"[default]\naws_secret_access_key=x\n", 0o600)):
+            p = os.path.join(self.dir, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "wb") as f:
+                f.write(data)
+            os.chmod(p, mode)
+        os.chmod(os.path.join(self.dir, "var/lib/entropy-gate"), 0o700)
+        self.before = self.state()
+
+    def state(self):
+        out = {}
+        for d, dirs, files in os.walk(self.dir):
+            for name in dirs + files:
+                p = os.path.join(d, name)
+                st = os.lstat(p)
+                h = ""
+                if os.path.isfile(p) and not os.path.islink(p):
+                    with open(p, "rb") as f:
+                        h = hashlib.sha256(f.read()).hexdigest()
+                out[os.path.relpath(p, self.dir)] = (h, st.st_mtime_ns, st.st_mode, st.st_nlink)
+        return out
+
+    def unchanged(self, what, ctx=""):
+        after = self.state()
+        changed = sorted(k for k in set(self.before) | set(after) if self.before.get(k) != after.get(k))
+        check(not changed, f"{what}: files outside the tree changed: {changed}", ctx)
+
+
+def run(args, env, timeout=20, cwd=None):
+    p = subprocess.run(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=timeout, cwd=cwd)
+    return p.returncode, p.stdout + p.stderr
+
+
+def in_namespace(script, env):
+    """Run a shell script in a mount namespace of its own (bind mounts that
+    vanish with it)."""
+    return run(["unshare", "--mount", "--propagation", "private", "sh", "-euc", script], env, timeout=60)
+
+
+def image(top, name="img"):
+    """An image tree as an image builder has it, with a valid machine-id."""
+    img = os.path.join(top, name)
+    for d in ("etc", "var/lib", "run", "proc/sys/kernel/random"):
+        os.makedirs(os.path.join(img, d), exist_ok=True)
+    with open(os.path.join(img, "etc/machine-id"), "w") as f:
+        f.write("fedcba9876543210fedcba9876543210\n")
+    return img
+
+
+# --- provision: writes never leave the tree ---------------------------------------
+
+def provision(e, img, *extra):
+    return run([SEED_BIN, "provision", "--root=" + img, *extra], e.env)
+
+
+@case
+def provision_through_symlinked_etc(e):
+    # IMG/etc is a link to the host's /etc: a write to /etc/machine-id must
+    # stay in the tree (the link resolves inside it, where it leads nowhere).
+    host = Canary(e.top)
+    img = image(e.top)
+    shutil.rmtree(os.path.join(img, "etc"))
+    os.symlink(os.path.join(host.dir, "etc"), os.path.join(img, "etc"))
+    rc, out = provision(e, img, "--machine-id=00112233445566778899aabbccddeeff")
+    check(rc == 1, f"provision through a link to the host's /etc exited {rc}", out)
+    host.unchanged("provision --machine-id with IMG/etc -> host /etc", out)
+
+
+@case
+def provision_through_symlinked_var_lib(e):
+    host = Canary(e.top)
+    img = image(e.top)
+    shutil.rmtree(os.path.join(img, "var/lib"))
+    os.symlink(os.path.join(host.dir, "var/lib"), os.path.join(img, "var/lib"))
+    rc, out = provision(e, img)
+    check(rc == 1, f"provision through a link to the host's /var/lib exited {rc}", out)
+    host.unchanged("provision with IMG/var/lib -> host /var/lib", out)
+    # Relative spellings of the same way out.
+    os.unlink(os.path.join(img, "var/lib"))
+    os.symlink(os.path.relpath(os.path.join(host.dir, "var/lib"), os.path.join(img, "var")),
+               os.path.join(img, "var/lib"))
+    rc, out = provision(e, img)
+    check(rc == 1, f"provision through a relative link out of the tree exited {rc}", out)
+    host.unchanged("provision with IMG/var/lib -> ../../host/var/lib", out)
+
+
+@case
+def provision_directory_dotdot_in_image_config(e):
+    # The image's own configuration names a directory above the tree.
+    host = Canary(e.top)
+    img = image(e.top)
+    depth = "/.." * (os.path.join(img).count("/") + 2)
+    conf = img + cli.CONF_FILE
+    os.makedirs(os.path.dirname(conf), exist_ok=True)
+    with open(conf, "w") as f:
+        f.write(f"[Seed]\nDirectory={depth}{host.dir}/var/lib/entropy-gate\n")
+    rc, out = provision(e, img)
+    check(rc == 1 and "Directory=" in out, f"provision with Directory=/../.. exited {rc}", out)
+    host.unchanged("provision with Directory=/../..", out)
+    check(not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")),
+          "provision wrote a seed although the image's configuration is broken", out)
+
+
+@case
+def provision_bind_mounts_from_host(e):
+    # The host's /etc and /var/lib bind-mounted into the tree: never crossed
+    # without --cross-mounts.
+    host = Canary(e.top)
+    img = image(e.top)
+    for sub, extra in (("etc", "--machine-id=00112233445566778899aabbccddeeff"), ("var/lib", "")):
+        rc, out = in_namespace(f"mount --bind '{host.dir}/{sub}' '{img}/{sub}'; "
+                               f"exec '{SEED_BIN}' provision --root='{img}' {extra}", e.env)
+        check(rc == 1 and "mount point" in out, f"provision across a bind mount of the host's /{sub} exited {rc}", out)
+        host.unchanged(f"provision with the host's /{sub} bind-mounted into the tree", out)
+    # --cross-mounts is the documented way to say "that mount is the image's".
+    part = os.path.join(e.top, "var-partition")
+    os.makedirs(part)
+    rc, out = in_namespace(f"mount --bind '{part}' '{img}/var/lib'; "
+                           f"exec '{SEED_BIN}' provision --root='{img}' --cross-mounts", e.env)
+    check(rc == 0 and os.path.exists(os.path.join(part, "entropy-gate/seed")),
+          f"provision --cross-mounts into the image's own /var/lib partition exited {rc}", out)
+
+
+@case
+def provision_refuses_this_systems_root(e):
+    # However the running root is named. The namespace puts tmpfs over /etc
+    # and /var/lib first, so that a regression cannot touch this machine.
+    for spelling in ("/.", "//", "/proc/self/root", "/proc/1/root/", "BIND", "LINK"):
+        root = spelling
+        pre = ""
+        if spelling == "BIND":
+            root = os.path.join(e.top, "bind-of-root")
+            os.makedirs(root, exist_ok=True)
+            pre = f"mount --rbind / '{root}'; "
+        elif spelling == "LINK":
+            root = os.path.join(e.top, "link-to-root")
+            if not os.path.lexists(root):
+                os.symlink("/", root)
+        script = ("cp /etc/ld.so.cache /tmp/.eg-ldcache 2>/dev/null || true; "
+                  "mount -t tmpfs none /etc; cp /tmp/.eg-ldcache /etc/ld.so.cache 2>/dev/null || true; "
+                  "mount -t tmpfs none /var/lib; " + pre +
+                  f"rc=0; '{SEED_BIN}' provision --root='{root}' --machine-id=00112233445566778899aabbccddeeff "
+                  "|| rc=$?; test ! -e /etc/machine-id || exit 99; test -z \"$(ls -A /var/lib)\" || exit 98; exit $rc")
+        rc, out = in_namespace(script, e.env)
+        # /proc/1/root may not even be open to us (another PID namespace's
+        # init): refused either way, and nothing written.
+        check(rc == 1 and ("this running system's own root" in out or "Cannot use --root" in out),
+              f"provision --root={spelling} exited {rc}: it must refuse this system's root", out)
+
+
+@case
+def root_that_cannot_be_used_is_an_error(e):
+    # Never silently "/" instead.
+    f = os.path.join(e.top, "a-file")
+    open(f, "w").close()
+    for root, why in ((os.path.join(e.top, "missing"), "No such file"), (f, "Not a directory"),
+                      ("/" + "a" * 5000, "too long")):
+        for verb in ("load", "save", "provision"):
+            rc, out = run([SEED_BIN, verb, "--root=" + root, "--seed-dir=/eg-hostile-never-created"], e.env)
+            check(rc == 1 and "--root=" in out and why in out, f"{verb} --root={root[:40]}: exit {rc}", out[:300])
+            check(not os.path.exists("/eg-hostile-never-created"), f"{verb} acted on / instead of the root")
+
+
+# --- once per boot, by identity ------------------------------------------------------
+
+def load_as(e, *args, env=None):
+    ev = dict(e.env)
+    ev.update(env or {})
+    return run([SEED_BIN, "load", *args], ev)
+
+
+@case
+def every_spelling_of_the_seed_directory(e):
+    good = e.make_seed()
+    os.symlink("/var/lib/entropy-gate", os.path.join(e.root, "var/lib/eg-link"))
+    os.symlink("entropy-gate", os.path.join(e.root, "var/lib/eg-rel"))
+    spellings = [["--root=" + e.root, "--seed-dir=/var/lib/entropy-gate"],
+                 ["--root=" + e.root, "--seed-dir=/var/lib/entropy-gate/"],
+                 ["--root=" + e.root, "--seed-dir=//var//lib//entropy-gate//"],
+                 ["--root=" + e.root, "--seed-dir=/./var/./lib/./entropy-gate"],
+                 ["--root=" + e.root, "--seed-dir=/var/lib/../lib/entropy-gate"],
+                 ["--root=" + e.root, "--seed-dir=/var/lib/eg-link"],
+                 ["--root=" + e.root, "--seed-dir=/var/lib/eg-rel/"],
+                 ["--root=" + e.root, "--seed-dir=/var/lib/eg-link/../eg-rel"],
+                 ["--root=" + e.root + "/.", "--seed-dir=/var/lib/entropy-gate"],
+                 ["--root=" + e.root + "//", "--seed-dir=/var/lib/entropy-gate"],
+                 ["--root=" + e.root + "/../root", "--seed-dir=/var/lib/entropy-gate"]]
+    for args in spellings:
+        rc, out = load_as(e, *args)
+        check(rc == 0, f"load {args}: exit {rc}", out)
+    check(e.credited() == [good], f"one seed, {len(spellings)} spellings: credited {len(e.credited())} times",
+          "\n".join(e.credited()))
+    # A bind mount of the directory elsewhere is the same directory.
+    other = os.path.join(e.root, "var/lib/eg-bind")
+    os.makedirs(other)
+    rc, out = in_namespace(f"mount --bind '{e.seeds}' '{other}'; "
+                           f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir=/var/lib/eg-bind", e.env)
+    check(rc == 0 and len(e.credited()) == 1, "a bind mount of the seed directory credited again", out)
+
+
+@case
+def load_a_load_b_load_a(e):
+    a = e.make_seed()
+    e.seeds_rel = "/var/lib/b"
+    b = e.make_seed()
+    e.seeds_rel = "/var/lib/entropy-gate"
+    e.run_seed("load")
+    e.seeds_rel = "/var/lib/b"
+    e.run_seed("load")
+    e.seeds_rel = "/var/lib/entropy-gate"
+    e.run_seed("load")
+    check(sorted(e.credited()) == sorted([a, b]), "A, B, A: one directory was credited twice",
+          "\n".join(e.credited()))
+
+
+@case
+def credential_only_does_not_rearm_the_seed(e):
+    good = e.make_seed()
+    e.run_seed("load")
+    e.run_seed("load", "--credential-only")
+    e.run_seed("load")
+    e.run_seed("load", "--credential-only")
+    e.run_seed("load")
+    check(e.credited() == [good], "--credential-only re-armed the seed", "\n".join(e.credited()))
+
+
+@case
+def hard_linked_seed_is_not_credited(e):
+    e.make_seed()
+    other = os.path.join(e.root, "var/lib/other")
+    os.makedirs(other, mode=0o700)
+    os.link(e.seed, os.path.join(other, "seed"))
+    e.seeds_rel = "/var/lib/other"
+    e.run_seed("load")
+    check(e.credited() == [] and "links, must have exactly one" in e.out, "a hard-linked seed was credited", e.out)
+
+
+@case
+def copied_seed_is_credited_once_per_boot(e):
+    good = e.make_seed()
+    other = os.path.join(e.root, "var/lib/copy")
+    os.makedirs(other, mode=0o700)
+    shutil.copy2(e.seed, os.path.join(other, "seed"))
+    e.run_seed("load")
+    e.seeds_rel = "/var/lib/copy"
+    e.run_seed("load")
+    check(e.credited() == [good], "the same seed in a second directory was credited twice in one boot", e.out)
+    check("credited already in this boot" in e.out, "message", e.out)
+
+
+@case
+def damaged_ledger_means_a_load_may_have_run(e):
+    for damage in (b"", b"BOOT_ID=", b"garbage\n", b"BOOT_ID=0123\n", None):
+        e.new_boot()
+        good = e.make_seed()
+        os.makedirs(e.run, exist_ok=True)
+        ledger = os.path.join(e.run, "consumed")
+        if damage is None:
+            # The right boot, cut short after its first line.
+            with open(os.path.join(e.root, "proc/sys/kernel/random/boot_id")) as f:
+                damage = ("BOOT_ID=" + f.read().strip().replace("-", "") + "\nDIRECTORY=1").encode()
+        with open(ledger, "wb") as f:
+            f.write(damage)
+        before = len(e.credited())
+        e.run_seed("load")
+        check(len(e.credited()) == before and good in e.mixed(), f"credited over a damaged ledger {damage!r}", e.out)
+        check("a load may have run" in e.out, "message", e.out)
+
+
+@case
+def ledger_not_roots_alone(e):
+    good = e.make_seed()
+    os.makedirs(e.run, exist_ok=True)
+    os.chmod(e.run, 0o777)
+    e.run_seed("load")
+    check(e.credited() == [] and good in e.mixed(), "credited with a world-writable runtime directory", e.out)
+
+
+# --- credentials -------------------------------------------------------------------
+
+CRED = "run/credentials/@system/entropy-gate.seed"
+
+
+def put_credential(e, data, mode=0o400, uid=0, dir_rel="run/credentials/@system"):
+    path = os.path.join(e.root, dir_rel, "entropy-gate.seed")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.lexists(path):
+        os.unlink(path)
+    with open(path, "wb") as f:
+        f.write(data)
+    os.chmod(path, mode)
+    os.chown(path, uid, 0)
+    return path
+
+
+def binary_credential():
+    x = bytearray(os.urandom(32))
+    x[0] = 0x01              # never printable: binary whatever the rest
+    return bytes(x)
+
+
+@case
+def one_credential_in_many_encodings_is_one(e):
+    x = binary_credential()
+    h = x.hex()
+    spellings = [x, x + b"\n", x + b"\0", x + b"\r\n", x + b"\0\0\n", h.encode(), h.upper().encode(),
+                 (h[:32] + h[32:].upper()).encode(), (h + "\n").encode(), (h + "\r\n").encode(),
+                 (h + "\0").encode()]
+    for i, data in enumerate(spellings):
+        e.new_boot()
+        put_credential(e, data)
+        e.run_seed("load")
+        if i == 0:
+            check(e.credited().count(h) == 1, "the credential was not credited on its first boot", e.out)
+        else:
+            check(e.credited().count(h) == 1, f"spelling {i} ({data[-4:]!r}) was credited again", e.out)
+            check("credited on an earlier boot" in e.out, f"spelling {i}: message", e.out)
+
+
+TEXTS = {
+    "33 x a + TAB": b"a" * 33 + b"\t",
+    "ASCII with newlines": b"correct horse battery staple\nand another line of text here\n",
+    "ASCII CRLF": b"line one of a passphrase\r\nline two of a passphrase\r\n",
+    "UTF-8": "pässwörd für dïe Ümgebung — ñ ç ø å æ œ ß ünd mehr".encode(),
+    "UTF-8 BOM": b"\xef\xbb\xbf" + "zeichenkette mit größe und länge".encode(),
+    "Latin-1": "pässwörd für dïe Ümgebung ñ ç ø å æ ß und mehr text".encode("latin-1"),
+    "UTF-16LE BOM": "\ufeffa passphrase in UTF-16, little end".encode("utf-16-le"),
+    "UTF-16BE BOM": "\ufeffa passphrase in UTF-16, big endian".encode("utf-16-be"),
+    "UTF-16LE": "a passphrase without a byte order mark".encode("utf-16-le"),
+    "UTF-16LE + NUL": "passphrase with a terminator".encode("utf-16-le") + b"\0\0",
+    "UTF-32LE BOM": "\ufeffUTF-32 passphrase".encode("utf-32-le"),
+    "hex, odd length": (os.urandom(33).hex()[:65]).encode(),
+}
+
+
+@case
+def text_in_any_encoding_is_never_credited(e):
+    for name, data in TEXTS.items():
+        e.new_boot()
+        put_credential(e, data)
+        e.run_seed("load")
+        check(data.hex() not in e.credited() and data.rstrip(b"\0\r\n").hex() not in e.credited()
+              and data.hex() in e.mixed(),
+              f"text ({name}) was credited", e.out)
+        check("it is text" in e.out, f"{name}: message", e.out)
+
+
+@case
+def credential_not_roots_alone_is_mixed(e):
+    x = binary_credential()
+    for what, kw in (("owned by UID 1000", {"uid": 1000}), ("mode 0644", {"mode": 0o644}),
+                     ("mode 0606", {"mode": 0o606}), ("mode 0620", {"mode": 0o620})):
+        e.new_boot()
+        put_credential(e, x, **kw)
+        e.run_seed("load")
+        check(x.hex() not in e.credited() and x.hex() in e.mixed(), f"a credential {what} was credited", e.out)
+    # An inherited $CREDENTIALS_DIRECTORY that is someone else's.
+    e.new_boot()
+    d = os.path.join(e.root, "home/user/creds")
+    put_credential(e, x, dir_rel="home/user/creds")
+    os.chown(d, 1000, 1000)
+    os.chmod(d, 0o777)
+    e.run_seed("load", env={"CREDENTIALS_DIRECTORY": "/home/user/creds"})
+    check(x.hex() not in e.credited(), "a credential in a directory others may write was credited", e.out)
+
+
+@case
+def credential_memory_obeys_rule_6(e):
+    x = binary_credential()
+    put_credential(e, x)
+    e.run_seed("load")
+    check(e.credited() == [x.hex()], "first credit", e.out)
+    mem = os.path.join(e.seeds, "credentials")
+    for what, spoil, undo in (
+            ("mode 0644", lambda: os.chmod(mem, 0o644), lambda: os.chmod(mem, 0o600)),
+            ("a second link", lambda: os.link(mem, os.path.join(e.root, "var/lib/mem-link")),
+             lambda: os.unlink(os.path.join(e.root, "var/lib/mem-link"))),
+            ("owned by UID 1000", lambda: os.chown(mem, 1000, 0), lambda: os.chown(mem, 0, 0))):
+        e.new_boot()
+        y = binary_credential()
+        put_credential(e, y)
+        spoil()
+        e.run_seed("load")
+        undo()
+        check(y.hex() not in e.credited(), f"credited with a memory {what}", e.out)
+        check("breaks rule 6" in e.out, f"{what}: message", e.out)
+
+
+@case
+def lock_timeout_credits_no_credential(e):
+    # Whatever CreditCredentialWithoutMemory= says.
+    import fcntl
+    e.make_seed()
+    e.write_conf("[Seed]\nCreditCredentialWithoutMemory=yes\n")
+    x = binary_credential()
+    put_credential(e, x)
+    fd = os.open(e.seeds, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        e.run_seed("load", expect=1)
+    finally:
+        os.close(fd)
+    check(e.credited() == [] and x.hex() in e.mixed(), "a credential was credited without its memory", e.out)
+
+
+@case
+def unidentified_boot_credits_no_credential(e):
+    x = binary_credential()
+    put_credential(e, x)
+    os.unlink(os.path.join(e.root, "proc/sys/kernel/random/boot_id"))
+    e.run_seed("load")
+    check(e.credited() == [] and x.hex() in e.mixed(), "a credential was credited in a boot without an id", e.out)
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: seed-hostile needs root: root-owned seeds and bind mounts in a mount namespace")
+        return 77
+    if shutil.which("unshare") is None:
+        print("SKIP: seed-hostile needs unshare(1) (util-linux) for its mount namespaces")
+        return 77
+    failed = []
+    for fn in CASES:
+        e = Env()
+        try:
+            fn(e)
+            print(f"ok   {fn.__name__}")
+        except (Failed, subprocess.TimeoutExpired) as f:
+            print(f"FAIL {fn.__name__}: {f}")
+            failed.append(fn.__name__)
+        finally:
+            e.cleanup()
+    print(f"{len(CASES) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
