@@ -186,7 +186,9 @@ void credential_canonicalize(const uint8_t *raw, size_t size, uint8_t *ret_bytes
         if (n == 0)
                 /* Nothing but terminators: nothing to credit. */
                 ret->encoding = "ASCII";
-        else if (wide)
+        else if (wide || (wide = wide_text_encoding(raw, n)))
+                /* With its terminator, or without (a single "\n" after
+                 * UTF-16 leaves an odd length). */
                 ret->encoding = wide;
         else if (is_latin1_text(raw, n, &ascii))
                 ret->encoding = ascii ? "ASCII" : is_utf8_text(raw, n) ? "UTF-8" : "Latin-1";

@@ -269,7 +269,8 @@ static void text_unescape(const char *v, size_t vlen, char *ret, size_t size) {
         ret[n] = 0;
         return;
 bad:
-        ret[0] = 0;
+        /* Nothing of a half-decoded value stays behind. */
+        memset(ret, 0, size);
 }
 
 /* Every field unknown, then each "KEY=VALUE" line of @text that names one. */
@@ -308,6 +309,8 @@ static void record_parse(const Field *fields, size_t n, void *rec, const char *t
                         switch (f->type) {
                         case FIELD_TEXT:
                         case FIELD_TEXT_OPTIONAL:
+                                /* A key given twice: the last wins, whole. */
+                                memset(p, 0, f->size);
                                 text_unescape(v, vlen, p, f->size);
                                 break;
                         case FIELD_U64:
