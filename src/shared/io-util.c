@@ -278,6 +278,12 @@ int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size
         }
         if (fd < 0)
                 return negative_errno();
+        /* The mode asked for, not what the umask left of it, on the file
+         * descriptor written, before the rename puts it in place. */
+        if (fchmod(fd, mode) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
 
         r = loop_write(fd, buf, size);
         if (r < 0)
