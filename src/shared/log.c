@@ -75,13 +75,15 @@ void log_set_quiet(bool quiet) {
         log_quiet = quiet;
 }
 
-/* Anything not printable becomes \xNN. */
+/* Anything not printable becomes \xNN, and so does a backslash: a name
+ * holding the four characters "\x0a" and one holding a newline stay two
+ * different lines in the journal. */
 static size_t escape_line(char *out, size_t size, const char *in) {
         size_t o = 0;
 
         for (const char *p = in; *p && o + 5 < size; p++) {
                 unsigned char c = (unsigned char) *p;
-                if (c < 0x20 || c == 0x7f)
+                if (c < 0x20 || c == 0x7f || c == '\\')
                         o += (size_t) snprintf(out + o, size - o, "\\x%02x", c);
                 else
                         out[o++] = (char) c;

@@ -102,6 +102,9 @@ static void test_kmsg_console(void **state) {
         log_open("test-log", LOG_TARGET_KMSG);
         log_warning("name\twith\ncontrol");
         assert_string_equal(drain(), "test-log: name\\x09with\\x0acontrol\n");
+        /* Lossless: a literal "\x0a" is not a newline. */
+        log_warning("lit\\x0a and\n");
+        assert_string_equal(drain(), "test-log: lit\\x5cx0a and\\x0a\n");
         log_close();
         unsetenv("SYSTEMD_LOG_TARGET");
 }
