@@ -216,7 +216,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Strings with quotes, backslashes, control bytes and invalid UTF-8 stay valid JSON.
     with open(os.path.join(rundir, "seed"), "wb") as f:
-        f.write(b'ACTION=not-credited\nREASON=a "quoted" \\ reason \x01\x7f \xff\xc3( caf\xc3\xa9\nBITS=x\n')
+        # (A backslash in a record value is written as \x5c, runstate.h.)
+        f.write(b'ACTION=not-credited\nREASON=a "quoted" \\x5c reason \x01\x7f \xff\xc3( caf\xc3\xa9\nBITS=x\n')
     d = status_json(ctl_fake, env, expect_rc=0)
     if d:
         sh = d["this_boot"]["seed_helper"]
