@@ -1,11 +1,80 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* A saved "entropyctl timeline --json" read back into the model, so that
- * "entropyctl plot" draws a boot recorded elsewhere exactly as this one. */
+/* The model of a boot's events: its names, its JSON (written by
+ * "timeline --json" and read back, so that "entropyctl plot" draws a boot
+ * recorded elsewhere exactly as this one). Gathering it from this boot is
+ * verb-timeline.c's. */
 #include <stdarg.h>
 
 #include "json-parse.h"
 #include "macro.h"
+#include "string-table.h"
 #include "timeline.h"
+
+/* What happened, for scripts: the "event" of --json. */
+static const char *const event_kind_table[_EVENT_KIND_MAX] = {
+        [EVENT_KERNEL_STARTED] = "kernel-started",
+        [EVENT_USERSPACE_STARTED] = "userspace-started",
+        [EVENT_SYSTEMD_INITRD_STARTED] = "systemd-initrd-started",
+        [EVENT_SYSTEMD_STARTED] = "systemd-started",
+        [EVENT_CRNG_INIT_DONE] = "crng-init-done",
+        [EVENT_SEED_UNIT_STARTING] = "seed-unit-starting",
+        [EVENT_SEED_LOADED] = "seed-loaded",
+        [EVENT_GATE_UNIT_STARTING] = "gate-unit-starting",
+        [EVENT_GATE_RELEASED] = "gate-released",
+        [EVENT_GATE_UNIT_READY] = "gate-unit-ready",
+        [EVENT_TARGET_REACHED] = "target-reached",
+        [EVENT_UNIT_STARTING] = "unit-starting",
+        [EVENT_UNIT_STARTED] = "unit-started",
+        [EVENT_GATE_STARTED] = "gate-started",
+        [EVENT_CREDENTIAL_LOADED] = "credential-loaded",
+};
+
+DEFINE_STRING_TABLE(event_kind, EventKind)
+
+void timeline_done(Timeline *t) {
+        for (unsigned i = 0; i < t->n; i++) {
+                free(t->events[i].unit);
+                free(t->events[i].text);
+        }
+        for (unsigned i = 0; i < t->n_missing; i++)
+                free(t->missing[i].text);
+        for (unsigned i = 0; i < t->n_notes; i++)
+                free(t->notes[i]);
+}
+
+void timeline_write_json(const Timeline *t, FILE *f, JsonFormat format) {
+        JsonWriter j;
+
+        json_init(&j, f, format);
+        json_object_begin(&j, NULL);
+        json_int(&j, "schema_version", 1);
+        json_array_begin(&j, "events");
+        for (unsigned i = 0; i < t->n; i++) {
+                const Event *e = t->events + i;
+
+                json_object_begin(&j, NULL);
+                json_uint(&j, "monotonic_usec", e->usec);
+                json_string(&j, "event", event_kind_to_string(e->kind));
+                json_string(&j, "source", e->source);
+                json_string(&j, "unit", e->unit);
+                json_string(&j, "text", e->text);
+                json_object_end(&j);
+        }
+        json_array_end(&j);
+        json_array_begin(&j, "not_found");
+        for (unsigned i = 0; i < t->n_missing; i++) {
+                json_object_begin(&j, NULL);
+                json_string(&j, "event", event_kind_to_string(t->missing[i].kind));
+                json_string(&j, "text", t->missing[i].text);
+                json_object_end(&j);
+        }
+        json_array_end(&j);
+        json_array_begin(&j, "notes");
+        for (unsigned i = 0; i < t->n_notes; i++)
+                json_string(&j, NULL, t->notes[i]);
+        json_array_end(&j);
+        json_object_end(&j);
+}
 
 /* Event.source is static text: a file's value is mapped onto ours. */
 static const char *const sources[] = { "kernel", "systemd", "journal", "kernel-log", "runstate" };
