@@ -91,7 +91,8 @@ int verb_plot(int argc, char *argv[], const CtlArgs *a) {
                 goto out;
         }
 
-        r = output_write(a->output, svg, svg_size);
+        /* -q: nothing on standard output; a file asked for is still written. */
+        r = a->quiet && !a->output ? 0 : output_write(a->output, svg, svg_size);
         if (r < 0) {
                 log_error_errno(r, "Failed to write the picture to %s: %m", a->output ?: "standard output");
                 goto out;
