@@ -249,11 +249,12 @@ static int gather(Timeline *t, BootJournal *j) {
                         return r;
                 if (seed.boottime_usec != RUNSTATE_UNKNOWN && seed.boottime_usec > 0 &&
                     seed.credential > CREDENTIAL_NONE &&
-                    (r = add_event(t, seed.boottime_usec, EVENT_CREDENTIAL_LOADED, SOURCE_RUNSTATE, "entropy-seed.service",
-                                   seed.credential == CREDENTIAL_CREDITED ?
-                                   "entropy-seed: credential credited, %" PRIu64 " bits" :
-                                   "entropy-seed: credential mixed, not credited (%" PRIu64 " bits credited)",
-                                   seed.credential_bits == RUNSTATE_UNKNOWN ? 0 : seed.credential_bits)) < 0)
+                    (r = seed.credential == CREDENTIAL_CREDITED ?
+                     add_event(t, seed.boottime_usec, EVENT_CREDENTIAL_LOADED, SOURCE_RUNSTATE, "entropy-seed.service",
+                               "entropy-seed: credential credited, %" PRIu64 " bits",
+                               seed.credential_bits == RUNSTATE_UNKNOWN ? 0 : seed.credential_bits) :
+                     add_event(t, seed.boottime_usec, EVENT_CREDENTIAL_LOADED, SOURCE_RUNSTATE, "entropy-seed.service",
+                               "entropy-seed: credential mixed in, not credited")) < 0)
                         return r;
         } else if (j->n_seed > 0) {
                 for (unsigned i = 0; i < j->n_seed; i++)

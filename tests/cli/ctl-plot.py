@@ -6,7 +6,10 @@ replacing a file atomically, usage errors; the SVG well-formed and
 self-contained; then rendered in headless Chromium and checked there
 (tests/tools/svg-check.py), the screenshots kept in ARTIFACT_DIR.
 
-Usage: ctl-plot.py ENTROPYCTL_FAKE_POOL ARTIFACT_DIR
+The picture in the README (docs/boot1-vs-boot2.svg, drawn by the demo) is
+checked as well: well-formed, self-contained, two boots.
+
+Usage: ctl-plot.py ENTROPYCTL_FAKE_POOL ARTIFACT_DIR SOURCE_DIR
 Exit 77 (after everything else passed) when Chromium is not installed."""
 import json
 import os
@@ -15,7 +18,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-ctl, art = sys.argv[1], sys.argv[2]
+ctl, art, src = sys.argv[1], sys.argv[2], sys.argv[3]
 here = os.path.dirname(os.path.abspath(__file__))
 os.makedirs(art, exist_ok=True)
 failed = []
@@ -68,6 +71,9 @@ def boot(credited):
 
 
 def svg_ok(path, what):
+    if not os.path.exists(path):
+        check(False, f"{what}: exists")
+        return None
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as e:
@@ -114,7 +120,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("gate-started" in kinds and "credential-loaded" in kinds, f"timeline has gate-started and credential-loaded ({kinds})")
     p = run(["plot", saved], tmp)
     check(p.returncode == 0 and p.stdout.startswith(b"<?xml"), f"plot of a saved timeline to standard output ({p.returncode})")
-    for want in (b"seed is bound to another machine", b"mixed, not credited", b"ready, waited 0.650s"):
+    for want in (b"seed is bound to another machine", b"mixed in, not credited", b"ready, waited 0.650s"):
         check(want in p.stdout, f"saved timeline: the picture says {want!r}")
     p = run(["plot"], tmp)
     check(p.returncode == 0 and b"this boot" in p.stdout, f"plot of this boot exits 0 ({p.returncode}, {p.stderr[-300:]!r})")
@@ -132,6 +138,14 @@ with tempfile.TemporaryDirectory() as tmp:
         p = run(args, tmp)
         check(p.returncode == rc and p.stderr.startswith(b"entropyctl: ") and msg in p.stderr,
               f"{args[0]} {' '.join(a.replace(tmp, '') for a in args[1:])}: exit {rc} saying {msg!r} ({p.returncode}, {p.stderr!r})")
+
+readme_svg = os.path.join(src, "docs", "boot1-vs-boot2.svg")
+text = svg_ok(readme_svg, "docs/boot1-vs-boot2.svg")
+if text:
+    check(text.count('<g class="boot"') == 2 and "crng init done" in text,
+          "docs/boot1-vs-boot2.svg: two boots, each with its crng init")
+    check("docs/boot1-vs-boot2.svg" in open(os.path.join(src, "README.md"), encoding="utf-8").read(),
+          "the README shows docs/boot1-vs-boot2.svg")
 
 if failed:
     print(f"ctl-plot: {len(failed)} failed")
