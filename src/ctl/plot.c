@@ -226,7 +226,8 @@ static void write_style(FILE *f) {
 #undef VAR
         fputs("}}\n"
               ".bg{fill:var(--bg)}\n"
-              "text{fill:var(--fg)}\n"
+              /* A halo of the background: a label stays readable across a line. */
+              "text{fill:var(--fg);paint-order:stroke;stroke:var(--bg);stroke-width:3px;stroke-linejoin:round}\n"
               "text.muted,text.tick{fill:var(--muted)}\n"
               "text.title{font-size:20px;font-weight:bold}\n"
               "text.boot{font-size:16px;font-weight:bold}\n"
