@@ -23,6 +23,9 @@ typedef struct CtlArgs {
         const char *root;            /* --root=, or the positional ROOT */
         bool fix, force;
         MachineIdReset machine_id;   /* --machine-id=; _MACHINE_ID_RESET_INVALID: not given */
+        /* plot, metrics */
+        const char *compare;         /* plot --compare=: a saved timeline drawn below */
+        const char *output;          /* --output=: the file to replace; NULL: standard output */
 } CtlArgs;
 
 /* One per subcommand; @argv holds the subcommand's arguments (argv[0] is
@@ -30,3 +33,5 @@ typedef struct CtlArgs {
 int verb_status(int argc, char *argv[], const CtlArgs *a);
 int verb_timeline(int argc, char *argv[], const CtlArgs *a);
 int verb_check_image(int argc, char *argv[], const CtlArgs *a);
+int verb_plot(int argc, char *argv[], const CtlArgs *a);
+int verb_metrics(int argc, char *argv[], const CtlArgs *a);

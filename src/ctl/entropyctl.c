@@ -19,6 +19,7 @@ typedef struct Verb {
         int (*run)(int argc, char *argv[], const CtlArgs *a);
         const char *synopsis;
         const char *help;
+        bool file_format;              /* writes SVG or metrics: no pager; takes --output= */
 } Verb;
 
 static int verb_help(int argc, char *argv[], const CtlArgs *a);
@@ -30,6 +31,10 @@ static const Verb verbs[] = {
           "Show this boot's events, from kernel start to the units gated on entropy" },
         { "check-image", 0, 1, true,  true,  verb_check_image, "check-image [ROOT]",
           "List what every clone of an image root would share; --fix removes it" },
+        { "plot",        0, 1, false, false, verb_plot,        "plot [TIMELINE.json]",
+          "Draw this boot, or a saved 'timeline --json', as an SVG picture", true },
+        { "metrics",     0, 0, false, false, verb_metrics,     "metrics",
+          "Print this boot's results for Prometheus (node_exporter's textfile collector)", true },
         { "help",        0, 0, false, false, verb_help,        "help",
           "Show this help" },
 };
@@ -51,6 +56,8 @@ static void help(void) {
                "     --force                  check-image: allow --fix on the running system's root\n"
                "     --machine-id=uninitialized|empty\n"
                "                              check-image --fix: what /etc/machine-id becomes\n"
+               "     --compare=TIMELINE.json  plot: draw this other boot below, on the same time axis\n"
+               "     --output=FILE            plot, metrics: replace FILE atomically instead of printing\n"
                "\nSee the entropyctl(1) man page for details.\n", ansi_bold(), ansi_normal());
 }
 
@@ -70,6 +77,8 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                 ARG_FIX,
                 ARG_FORCE,
                 ARG_MACHINE_ID,
+                ARG_COMPARE,
+                ARG_OUTPUT,
         };
         static const struct option options[] = {
                 { "help",       no_argument,       NULL, 'h' },
@@ -81,6 +90,8 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                 { "fix",        no_argument,       NULL, ARG_FIX },
                 { "force",      no_argument,       NULL, ARG_FORCE },
                 { "machine-id", required_argument, NULL, ARG_MACHINE_ID },
+                { "compare",    required_argument, NULL, ARG_COMPARE },
+                { "output",     required_argument, NULL, ARG_OUTPUT },
                 {}
         };
         bool want_help = false;
@@ -149,6 +160,14 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                         *ret_image_option = "--machine-id=";
                         break;
                 }
+                case ARG_COMPARE:
+                case ARG_OUTPUT:
+                        if (!*optarg) {
+                                log_error("--%s= needs a file.", c == ARG_COMPARE ? "compare" : "output");
+                                return -CTL_EXIT_USAGE;
+                        }
+                        *(c == ARG_COMPARE ? &a->compare : &a->output) = optarg;
+                        break;
                 case ':':
                         log_error("Option '%s' needs a value; see --help.", argv[optind - 1]);
                         return -CTL_EXIT_USAGE;
@@ -212,8 +231,17 @@ int main(int argc, char *argv[]) {
                 return CTL_EXIT_USAGE;
         }
 
-        /* Quiet prints nothing a pager could show. */
-        if (!a.quiet)
+        if (a.output && !verb->file_format) {
+                log_error("'%s' does not take --output= (plot and metrics do).", verb->name);
+                return CTL_EXIT_USAGE;
+        }
+        if (a.compare && !streq(verb->name, "plot")) {
+                log_error("'%s' does not take --compare= (plot does).", verb->name);
+                return CTL_EXIT_USAGE;
+        }
+
+        /* Quiet prints nothing a pager could show; a file format is not for a pager. */
+        if (!a.quiet && !verb->file_format)
                 (void) pager_open(a.no_pager);
         r = verb->run(argc - optind, argv + optind, &a);
         pager_close();

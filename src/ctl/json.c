@@ -8,7 +8,7 @@
 /* Length of the valid UTF-8 sequence at @s (1..4), or 0 if the bytes there
  * are not one: a stray continuation byte, a truncated sequence, an overlong
  * encoding, a UTF-16 surrogate or a code point above U+10FFFF. */
-static size_t utf8_valid_length(const unsigned char *s) {
+size_t utf8_valid_length(const unsigned char *s) {
         unsigned char c = s[0];
         uint32_t cp;
         size_t n;

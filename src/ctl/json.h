@@ -52,3 +52,7 @@ void json_null(JsonWriter *j, const char *key);
  * becomes U+FFFD, so the output is always valid JSON in valid UTF-8,
  * whatever a file name or log line held. */
 void json_escape(FILE *f, const char *s);
+
+/* Pure: the length of the valid UTF-8 sequence at @s (1..4), or 0 when the
+ * bytes there are not one (for other writers of text that must be UTF-8). */
+size_t utf8_valid_length(const unsigned char *s);

@@ -21,70 +21,12 @@
 #include "macro.h"
 #include "runstate.h"
 #include "terminal.h"
-
-#define EVENTS_MAX 256
-
-/* What happened, for scripts: the "event" of --json. */
-typedef enum EventKind {
-        EVENT_KERNEL_STARTED,
-        EVENT_USERSPACE_STARTED,
-        EVENT_SYSTEMD_INITRD_STARTED,
-        EVENT_SYSTEMD_STARTED,
-        EVENT_CRNG_INIT_DONE,
-        EVENT_SEED_UNIT_STARTING,
-        EVENT_SEED_LOADED,
-        EVENT_GATE_UNIT_STARTING,
-        EVENT_GATE_RELEASED,
-        EVENT_GATE_UNIT_READY,
-        EVENT_TARGET_REACHED,
-        EVENT_UNIT_STARTING,
-        EVENT_UNIT_STARTED,
-        _EVENT_KIND_MAX,
-} EventKind;
-
-static const char *const event_kind_table[_EVENT_KIND_MAX] = {
-        [EVENT_KERNEL_STARTED] = "kernel-started",
-        [EVENT_USERSPACE_STARTED] = "userspace-started",
-        [EVENT_SYSTEMD_INITRD_STARTED] = "systemd-initrd-started",
-        [EVENT_SYSTEMD_STARTED] = "systemd-started",
-        [EVENT_CRNG_INIT_DONE] = "crng-init-done",
-        [EVENT_SEED_UNIT_STARTING] = "seed-unit-starting",
-        [EVENT_SEED_LOADED] = "seed-loaded",
-        [EVENT_GATE_UNIT_STARTING] = "gate-unit-starting",
-        [EVENT_GATE_RELEASED] = "gate-released",
-        [EVENT_GATE_UNIT_READY] = "gate-unit-ready",
-        [EVENT_TARGET_REACHED] = "target-reached",
-        [EVENT_UNIT_STARTING] = "unit-starting",
-        [EVENT_UNIT_STARTED] = "unit-started",
-};
+#include "timeline.h"
 
 /* Where a time came from, for --json. */
 #define SOURCE_KERNEL "kernel"        /* the origin itself */
 #define SOURCE_SYSTEMD "systemd"      /* the manager over D-Bus */
 #define SOURCE_RUNSTATE "runstate"    /* /run/entropy-gate */
-
-typedef struct Event {
-        usec_t usec;
-        unsigned order;              /* when it was found: ties keep it */
-        EventKind kind;
-        const char *source;          /* static */
-        char *unit;                  /* the unit it is about, when one */
-        char *text;
-} Event;
-
-typedef struct Missing {
-        EventKind kind;
-        char *text;
-} Missing;
-
-typedef struct Timeline {
-        Event events[EVENTS_MAX];
-        unsigned n;
-        Missing missing[32];
-        unsigned n_missing;
-        char *notes[8];
-        unsigned n_notes;
-} Timeline;
 
 static int add_event(Timeline *t, usec_t usec, EventKind kind, const char *source, const char *unit,
                      const char *fmt, ...) _printf_(6, 7);
@@ -94,7 +36,7 @@ static int add_event(Timeline *t, usec_t usec, EventKind kind, const char *sourc
         va_list ap;
         int k;
 
-        if (t->n >= EVENTS_MAX)
+        if (t->n >= TIMELINE_EVENTS_MAX)
                 return 0;
         if (unit && !(u = strdup(unit)))
                 return -ENOMEM;
@@ -142,17 +84,6 @@ static int add_note(Timeline *t, const char *fmt, ...) {
                 return -ENOMEM;
         t->notes[t->n_notes++] = s;
         return 0;
-}
-
-static void timeline_done(Timeline *t) {
-        for (unsigned i = 0; i < t->n; i++) {
-                free(t->events[i].unit);
-                free(t->events[i].text);
-        }
-        for (unsigned i = 0; i < t->n_missing; i++)
-                free(t->missing[i].text);
-        for (unsigned i = 0; i < t->n_notes; i++)
-                free(t->notes[i]);
 }
 
 /* ---- systemd over D-Bus ---- */
@@ -230,11 +161,14 @@ static int gather_bus(Timeline *t, bool *ret_target_found, bool *ret_gate_found)
                 if (r < 0)
                         goto out;
                 if (ut.active_enter > 0 || ut.inactive_exit > 0) {
-                        r = add_event(t, ut.active_enter ?: ut.inactive_exit,
-                                      ut.active_enter ? EVENT_UNIT_STARTED : EVENT_UNIT_STARTING, SOURCE_SYSTEMD, *u,
-                                      "%s %s (ordered after entropy-ready.target)",
-                                      *u, ut.active_enter ? "started" : "starting");
-                        if (r < 0)
+                        /* Both ends, so that a picture can draw the unit's start as a bar. */
+                        if (ut.inactive_exit > 0 &&
+                            (r = add_event(t, ut.inactive_exit, EVENT_UNIT_STARTING, SOURCE_SYSTEMD, *u,
+                                           "%s starting (ordered after entropy-ready.target)", *u)) < 0)
+                                goto out;
+                        if (ut.active_enter > 0 &&
+                            (r = add_event(t, ut.active_enter, EVENT_UNIT_STARTED, SOURCE_SYSTEMD, *u,
+                                           "%s started (ordered after entropy-ready.target)", *u)) < 0)
                                 goto out;
                 } else {
                         size_t l = strlen(not_started_list);
@@ -313,6 +247,15 @@ static int gather(Timeline *t, BootJournal *j) {
                                       seed.reason[0] ? ": " : "", seed.reason);
                 if (r < 0)
                         return r;
+                if (seed.boottime_usec != RUNSTATE_UNKNOWN && seed.boottime_usec > 0 &&
+                    seed.credential > CREDENTIAL_NONE &&
+                    (r = seed.credential == CREDENTIAL_CREDITED ?
+                     add_event(t, seed.boottime_usec, EVENT_CREDENTIAL_LOADED, SOURCE_RUNSTATE, "entropy-seed.service",
+                               "entropy-seed: credential credited, %" PRIu64 " bits",
+                               seed.credential_bits == RUNSTATE_UNKNOWN ? 0 : seed.credential_bits) :
+                     add_event(t, seed.boottime_usec, EVENT_CREDENTIAL_LOADED, SOURCE_RUNSTATE, "entropy-seed.service",
+                               "entropy-seed: credential mixed in, not credited")) < 0)
+                        return r;
         } else if (j->n_seed > 0) {
                 for (unsigned i = 0; i < j->n_seed; i++)
                         if ((r = add_event(t, j->seed[i].usec, EVENT_SEED_LOADED, src, "entropy-seed.service",
@@ -322,8 +265,15 @@ static int gather(Timeline *t, BootJournal *j) {
                                     runstate_dir())) < 0)
                 return r;
 
-        /* The gate: its own record of when it let go and how long it waited. */
+        /* The gate: its own record of when it began, when it let go and how long it waited. */
         if (gate_record_read(&gate) > 0 && gate.outcome >= 0) {
+                if (gate.start_usec != RUNSTATE_UNKNOWN && gate.start_usec > 0 &&
+                    (r = add_event(t, gate.start_usec, EVENT_GATE_STARTED, SOURCE_RUNSTATE, "entropy-gate.service",
+                                   "entropy-gate started: %s",
+                                   gate.ready_at_start > 0 ? "the pool was already initialized" :
+                                   gate.ready_at_start == 0 ? "the pool was not initialized, waiting" :
+                                   "waiting for the pool")) < 0)
+                        return r;
                 if (gate.end_usec == RUNSTATE_UNKNOWN || gate.end_usec == 0)
                         r = add_missing(t, EVENT_GATE_RELEASED, "the time in %s/gate", runstate_dir());
                 else
@@ -358,38 +308,13 @@ static int gather(Timeline *t, BootJournal *j) {
         return 0;
 }
 
-static void print_json(const Timeline *t, JsonFormat format) {
-        JsonWriter j;
+int timeline_gather(Timeline *t) {
+        BootJournal j = {};
+        int r;
 
-        json_init(&j, stdout, format);
-        json_object_begin(&j, NULL);
-        json_int(&j, "schema_version", 1);
-        json_array_begin(&j, "events");
-        for (unsigned i = 0; i < t->n; i++) {
-                const Event *e = t->events + i;
-
-                json_object_begin(&j, NULL);
-                json_uint(&j, "monotonic_usec", e->usec);
-                json_string(&j, "event", event_kind_table[e->kind]);
-                json_string(&j, "source", e->source);
-                json_string(&j, "unit", e->unit);
-                json_string(&j, "text", e->text);
-                json_object_end(&j);
-        }
-        json_array_end(&j);
-        json_array_begin(&j, "not_found");
-        for (unsigned i = 0; i < t->n_missing; i++) {
-                json_object_begin(&j, NULL);
-                json_string(&j, "event", event_kind_table[t->missing[i].kind]);
-                json_string(&j, "text", t->missing[i].text);
-                json_object_end(&j);
-        }
-        json_array_end(&j);
-        json_array_begin(&j, "notes");
-        for (unsigned i = 0; i < t->n_notes; i++)
-                json_string(&j, NULL, t->notes[i]);
-        json_array_end(&j);
-        json_object_end(&j);
+        r = gather(t, &j);
+        boot_journal_done(&j);
+        return r;
 }
 
 static void print_human(const Timeline *t) {
@@ -407,23 +332,20 @@ static void print_human(const Timeline *t) {
 
 int verb_timeline(int argc, char *argv[], const CtlArgs *a) {
         Timeline t = {};
-        BootJournal j = {};
         int r;
 
-        r = gather(&t, &j);
+        r = timeline_gather(&t);
         if (r < 0) {
                 log_error_errno(r, "Failed to assemble the timeline: %m");
                 timeline_done(&t);
-                boot_journal_done(&j);
                 return CTL_EXIT_FAILURE;
         }
 
         if (a->json != JSON_FORMAT_OFF)
-                print_json(&t, a->json);
+                timeline_write_json(&t, stdout, a->json);
         else if (!a->quiet)
                 print_human(&t);
 
         timeline_done(&t);
-        boot_journal_done(&j);
         return CTL_EXIT_OK;
 }

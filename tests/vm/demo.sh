@@ -18,7 +18,9 @@
 #           boot the packages are upgraded, which restarts nothing.
 #
 # It prints the checks as they run and, for each boot, a timeline in seconds
-# since the kernel started. Usage: tests/vm/demo.sh [--build-dir DIR]
+# since the kernel started; at the end it draws the two boots as one picture,
+# DIR/boot1-vs-boot2.svg (entropyctl plot), with a screenshot of it as
+# Chromium shows it next to it. Usage: tests/vm/demo.sh [--build-dir DIR]
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +42,8 @@ start=$(date +%s)
 rc=$?
 if [ "$rc" -eq 0 ]; then
     echo "demo finished in $(( $(date +%s) - start )) s; reports and serial logs: $build_dir/vm-systemd/boot/"
+    [ -s "$build_dir/boot1-vs-boot2.svg" ] &&
+        echo "the two boots as a picture: $build_dir/boot1-vs-boot2.svg (open it in a browser)"
 else
     echo "demo FAILED (status $rc); serial logs and reports: $build_dir/vm-systemd/boot/" >&2
 fi

@@ -82,6 +82,7 @@ vm_install_deps() {
             procps)      command -v pgrep >/dev/null || want+=(procps) ;;
             musl)        command -v musl-gcc >/dev/null || want+=(musl-tools) ;;
             ctl)         pkg-config --exists libsystemd libudev 2>/dev/null || want+=(libsystemd-dev libudev-dev) ;;
+            chromium)    command -v chromium >/dev/null || want+=(chromium) ;;
             build)       for p in cmake gcc make pkg-config; do
                              command -v $p >/dev/null || want+=("$p")
                          done

@@ -62,7 +62,7 @@ while [ $# -gt 0 ]; do
 done
 work=${work:-$build_dir/vm-systemd}
 
-vm_setup qemu kernel busybox debootstrap e2fs cpio kmod build ctl
+vm_setup qemu kernel busybox debootstrap e2fs cpio kmod build ctl chromium
 tier_start=$(date +%s)
 
 # ---------------------------------------------------------------- image
@@ -531,6 +531,38 @@ timeline "$work/boot/boot2" "boot 2: the seed saved at the end of boot 1, and a 
 printf '\nkernel "crng init done": boot 1 at %s s, boot 2 at %s s; entropy-ready.target: boot 1 at %s s, boot 2 at %s s\n' \
     "${b1_crng:-?}" "${b2_crng:-?}" "${b1_target:-?}" "${b2_target:-?}"
 echo
+
+# The same two boots as one picture: entropyctl plot (the packaged
+# entropyctl, run on the host) of the timelines the guests saved, cold
+# against credited, rendered in headless Chromium and checked there; the
+# screenshot stays next to the picture in the build directory.
+picture=$build_dir/boot1-vs-boot2.svg
+if [ "$have_ctl" = 1 ]; then
+    rm -rf "$work/host-ctl" "$picture" "${picture%.svg}.png" "${picture%.svg}-dark.png"
+    dpkg-deb -x "$deb_dir1/entropyctl_${deb_v1}_amd64.deb" "$work/host-ctl" || vm_die "dpkg-deb -x entropyctl failed"
+    cp "$work/boot/boot1/entropyctl-timeline.json" "$work/boot/boot1-cold.json" 2>/dev/null
+    cp "$work/boot/boot2/entropyctl-timeline.json" "$work/boot/boot2-credited.json" 2>/dev/null
+    "$work/host-ctl/usr/bin/entropyctl" plot "$work/boot/boot1-cold.json" --compare="$work/boot/boot2-credited.json" \
+        --output="$picture"
+    vm_check plot.written "entropyctl plot drew boot 1 against boot 2 ($picture)" test -s "$picture"
+    python3 "$EG_VM_DIR/../tools/svg-check.py" --cold --label boot1-cold --label boot2-credited \
+        "$picture" "${picture%.svg}.png" >"$work/boot/plot-check.txt" 2>&1
+    plot_rc=$?
+    sed 's/^/[plot] /' "$work/boot/plot-check.txt" >&2
+    if [ "$plot_rc" = 77 ]; then
+        vm_log "the picture was not rendered: $(tail -n1 "$work/boot/plot-check.txt")"
+    else
+        vm_check plot.rendered "the picture renders in Chromium: not blank, light and dark, its labels as text, boot 1's crng line left of its consumers' bars (${picture%.svg}.png)" \
+            test "$plot_rc" = 0
+    fi
+    for b in boot1 boot2; do
+        vm_check "$b.metrics" "$b: entropyctl metrics in the guest exits 0 ($(grep -E '^entropy_gate_(seed_credited|gate_wait_seconds|clone_suspected) ' "$work/boot/$b/entropyctl-metrics.prom" 2>/dev/null | tr '\n' ' '))" \
+            test "$(cat "$work/boot/$b/entropyctl-metrics.rc" 2>/dev/null)" = 0
+    done
+    echo "The two boots as a picture: $picture"
+    echo "(as Chromium shows it: ${picture%.svg}.png; in dark mode: ${picture%.svg}-dark.png)"
+    echo
+fi
 tier_s=$(( $(date +%s) - tier_start ))
 vm_log "systemd tier: gate wait boot1 ${b1_wait:-?} us, boot2 ${b2_wait:-?} us, clone ${clone_wait:-?} us, coldgate ${cg_wait:-?} us;" \
     "entropy-ready.target at coldgate ${cg_target:-?} s (pool's waiters woken ${cg_pool:-?} s);" \

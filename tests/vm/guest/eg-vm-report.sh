@@ -46,6 +46,9 @@ if command -v entropyctl >/dev/null; then
     entropyctl status >entropyctl-status.txt 2>&1; echo $? >entropyctl-status.rc
     entropyctl status --json >entropyctl-status.json 2>&1
     entropyctl timeline >entropyctl-timeline.txt 2>&1; echo $? >entropyctl-timeline.rc
+    # For the host to draw (entropyctl plot), and the metrics a fleet would scrape.
+    entropyctl timeline --json >entropyctl-timeline.json 2>entropyctl-timeline-json.err
+    entropyctl metrics >entropyctl-metrics.prom 2>&1; echo $? >entropyctl-metrics.rc
 fi
 echo done >complete
 tar -cf /dev/vdb -C "$r" .

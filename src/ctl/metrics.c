@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Names follow Prometheus' conventions: one prefix (entropy_gate_), base
+ * units in the name (_seconds, _bytes), booleans as 0/1 gauges, a state
+ * as one series per label value of which exactly one is 1 (so that
+ * "== 1" selects it and none of them goes missing), labels of static
+ * facts in an _info series. */
+#include <inttypes.h>
+
+#include "macro.h"
+#include "metrics.h"
+#include "string-table.h"
+
+static const char *const seed_verdict_table[_SEED_VERDICT_MAX] = {
+        [SEED_VERDICT_CREDITED] = "credited",
+        [SEED_VERDICT_NO_SEED] = "no_seed",
+        [SEED_VERDICT_DISABLED] = "disabled",
+        [SEED_VERDICT_INVALID] = "invalid",
+        [SEED_VERDICT_NOT_CREDITABLE] = "not_creditable",
+        [SEED_VERDICT_FIRST_BOOT] = "first_boot",
+        [SEED_VERDICT_OTHER_MACHINE] = "other_machine",
+        [SEED_VERDICT_NO_MACHINE_ID] = "no_machine_id",
+        [SEED_VERDICT_PERMISSIONS] = "permissions",
+        [SEED_VERDICT_NOT_DURABLE] = "not_durable",
+        [SEED_VERDICT_LOCKED] = "locked",
+        [SEED_VERDICT_ERROR] = "error",
+        [SEED_VERDICT_NOT_LOADED] = "not_loaded",
+        [SEED_VERDICT_OTHER] = "other",
+};
+
+DEFINE_STRING_TABLE_TO_STRING(seed_verdict, SeedVerdict)
+
+/* The reasons entropy-seed records (credit.c's rules, the seed store's
+ * problems, the load's own), by how they begin. */
+static const struct {
+        const char *prefix;
+        SeedVerdict verdict;
+} reasons[] = {
+        { "crediting disabled",                        SEED_VERDICT_DISABLED },
+        { "no seed directory (--credential-only)",     SEED_VERDICT_DISABLED },
+        { "no seed file",                              SEED_VERDICT_NO_SEED },
+        { "seed file does not parse",                  SEED_VERDICT_INVALID },
+        { "the seed ",                                 SEED_VERDICT_INVALID },
+        { "seed was written before",                   SEED_VERDICT_NOT_CREDITABLE },
+        { "first boot",                                SEED_VERDICT_FIRST_BOOT },
+        { "seed is bound to",                          SEED_VERDICT_OTHER_MACHINE },
+        { "no machine-id",                             SEED_VERDICT_NO_MACHINE_ID },
+        { "/etc/machine-id is not a valid",            SEED_VERDICT_NO_MACHINE_ID },
+        { "seed file is ",                             SEED_VERDICT_PERMISSIONS },
+        { "seed directory is ",                        SEED_VERDICT_PERMISSIONS },
+        { "replacement seed could not be written",     SEED_VERDICT_NOT_DURABLE },
+        { "cannot open and lock the seed directory",   SEED_VERDICT_LOCKED },
+        { "crediting failed",                          SEED_VERDICT_ERROR },
+        { "this load could not be recorded",           SEED_VERDICT_ERROR },
+        { "cannot read this boot's id",                SEED_VERDICT_ERROR },
+};
+
+SeedVerdict seed_verdict_classify(const SeedRecord *rec) {
+        if (!rec || rec->action < 0)
+                return SEED_VERDICT_NOT_LOADED;
+        if (rec->action == SEED_ACTION_CREDITED)
+                return SEED_VERDICT_CREDITED;
+        for (size_t i = 0; i < ELEMENTSOF(reasons); i++)
+                if (startswith(rec->reason, reasons[i].prefix))
+                        return reasons[i].verdict;
+        return rec->action == SEED_ACTION_ERROR ? SEED_VERDICT_ERROR : SEED_VERDICT_OTHER;
+}
+
+static void header(FILE *f, const char *name, const char *help) {
+        fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+static void gauge_bool(FILE *f, const char *name, const char *help, bool v) {
+        header(f, name, help);
+        fprintf(f, "%s %d\n", name, v);
+}
+
+static void gauge_seconds(FILE *f, const char *name, const char *help, usec_t u) {
+        header(f, name, help);
+        fprintf(f, "%s %" PRIu64 ".%06" PRIu64 "\n", name, u / USEC_PER_SEC, u % USEC_PER_SEC);
+}
+
+static bool known(uint64_t v) {
+        return v != RUNSTATE_UNKNOWN;
+}
+
+/* Label values are ours (fixed tables and the version), never escaped text. */
+void metrics_write(FILE *f, const MetricsFacts *m) {
+        SeedVerdict verdict = seed_verdict_classify(m->have_seed ? &m->seed : NULL);
+        bool gate_ran = m->have_gate && m->gate.outcome >= 0;
+
+        header(f, "entropy_gate_info", "The entropyctl that wrote these metrics.");
+        fprintf(f, "entropy_gate_info{version=\"%s\"} 1\n", m->version);
+
+        if (m->pool_initialized >= 0)
+                gauge_bool(f, "entropy_gate_pool_initialized",
+                           "Whether the kernel's CRNG is initialized (getrandom() does not block).",
+                           m->pool_initialized > 0);
+        if (m->crng_found)
+                gauge_seconds(f, "entropy_gate_pool_initialized_seconds",
+                              "When the kernel said crng init done, in seconds since the kernel started.",
+                              m->crng_usec);
+
+        gauge_bool(f, "entropy_gate_gate_ran", "Whether entropy-gate recorded a result in this boot.", gate_ran);
+        header(f, "entropy_gate_gate_outcome",
+               "How entropy-gate ended in this boot: the outcome whose value is 1 (none: it did not run).");
+        for (int o = 0; o < _RECORD_OUTCOME_MAX; o++)
+                fprintf(f, "entropy_gate_gate_outcome{outcome=\"%s\"} %d\n",
+                        record_outcome_to_string(o), gate_ran && m->gate.outcome == o);
+        fprintf(f, "entropy_gate_gate_outcome{outcome=\"none\"} %d\n", !gate_ran);
+        if (gate_ran && known(m->gate.waited_usec))
+                gauge_seconds(f, "entropy_gate_gate_wait_seconds",
+                              "How long entropy-gate waited for the CRNG in this boot.", m->gate.waited_usec);
+        if (gate_ran && known(m->gate.end_usec))
+                gauge_seconds(f, "entropy_gate_gate_released_seconds",
+                              "When entropy-gate let the boot go on, in seconds since the kernel started.",
+                              m->gate.end_usec);
+
+        gauge_bool(f, "entropy_gate_seed_loaded", "Whether entropy-seed load ran in this boot.",
+                   verdict != SEED_VERDICT_NOT_LOADED);
+        gauge_bool(f, "entropy_gate_seed_credited", "Whether the saved seed was credited to the kernel in this boot.",
+                   verdict == SEED_VERDICT_CREDITED);
+        header(f, "entropy_gate_seed_credited_bytes", "How many bytes of saved seed were credited in this boot.");
+        fprintf(f, "entropy_gate_seed_credited_bytes %" PRIu64 "\n",
+                verdict == SEED_VERDICT_CREDITED && known(m->seed.bits) ? m->seed.bits / 8 : 0);
+        header(f, "entropy_gate_seed_verdict",
+               "Why the saved seed was or was not credited in this boot: the reason whose value is 1.");
+        for (int v = 0; v < _SEED_VERDICT_MAX; v++)
+                fprintf(f, "entropy_gate_seed_verdict{reason=\"%s\"} %d\n", seed_verdict_to_string(v), verdict == v);
+
+        gauge_bool(f, "entropy_gate_credential_present",
+                   "Whether a seed came as the system credential entropy-gate.seed in this boot.",
+                   m->have_seed && m->seed.credential > CREDENTIAL_NONE);
+        gauge_bool(f, "entropy_gate_credential_credited",
+                   "Whether the seed of the system credential was credited in this boot.",
+                   m->have_seed && m->seed.credential == CREDENTIAL_CREDITED);
+
+        if (m->seed_file_age_usec >= 0)
+                gauge_seconds(f, "entropy_gate_seed_file_age_seconds",
+                              "Age of the seed file on disk; older than this boot means this boot did not replace it.",
+                              (usec_t) m->seed_file_age_usec);
+        if (m->first_boot >= 0)
+                gauge_bool(f, "entropy_gate_first_boot",
+                           "Whether this is the machine's first boot (machine-id uninitialized, or systemd says so).",
+                           m->first_boot > 0 || verdict == SEED_VERDICT_FIRST_BOOT);
+        gauge_bool(f, "entropy_gate_clone_suspected",
+                   "Whether the saved seed is bound to another machine-id: this machine may be a clone.",
+                   verdict == SEED_VERDICT_OTHER_MACHINE);
+}
