@@ -24,6 +24,7 @@ static const char *const seed_verdict_table[_SEED_VERDICT_MAX] = {
         [SEED_VERDICT_LOCKED] = "locked",
         [SEED_VERDICT_ERROR] = "error",
         [SEED_VERDICT_NOT_LOADED] = "not_loaded",
+        [SEED_VERDICT_ALREADY_CREDITED] = "already_credited",
         [SEED_VERDICT_OTHER] = "other",
 };
 
@@ -52,6 +53,11 @@ static const struct {
         { "crediting failed",                          SEED_VERDICT_ERROR },
         { "this load could not be recorded",           SEED_VERDICT_ERROR },
         { "cannot read this boot's id",                SEED_VERDICT_ERROR },
+        { "seed file has ",                            SEED_VERDICT_PERMISSIONS },
+        { "the runtime directory ",                    SEED_VERDICT_PERMISSIONS },
+        { "cannot lock ",                              SEED_VERDICT_LOCKED },
+        { "the record of what this boot credited",     SEED_VERDICT_ALREADY_CREDITED },
+        { "this seed was credited already",            SEED_VERDICT_ALREADY_CREDITED },
 };
 
 SeedVerdict seed_verdict_classify(const SeedRecord *rec) {

@@ -29,6 +29,7 @@ typedef enum SeedVerdict {
         SEED_VERDICT_LOCKED,           /* the seed directory could not be locked */
         SEED_VERDICT_ERROR,            /* the load failed */
         SEED_VERDICT_NOT_LOADED,       /* no load recorded in this boot */
+        SEED_VERDICT_ALREADY_CREDITED, /* credited in this boot already (another name of it), or may have been */
         SEED_VERDICT_OTHER,            /* a reason this entropyctl does not know */
         _SEED_VERDICT_MAX,
         _SEED_VERDICT_INVALID = -EINVAL,

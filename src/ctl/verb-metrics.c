@@ -23,7 +23,6 @@
 /* The age of the seed file as entropy-seed finds it; -1 when there is none
  * or it cannot be seen. Never read: its age is all a fleet needs. */
 static int64_t seed_file_age(void) {
-        _cleanup_free_ char *dir = NULL;
         _cleanup_close_ int dfd = -EBADF;
         usec_t now, mtime;
         struct stat st;
@@ -32,12 +31,9 @@ static int64_t seed_file_age(void) {
 
         r = config_load(&c, log_config_warning, NULL);
         if (r >= 0)
-                r = seed_dir_path(c.seed_dir, &dir);
+                dfd = root_open(c.seed_dir, CHASE_DIRECTORY);
         config_done(&c);
-        if (r < 0)
-                return -1;
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0 || fstatat(dfd, SEED_FILE_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+        if (r < 0 || dfd < 0 || fstatat(dfd, SEED_FILE_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
                 return -1;
         now = now_usec(CLOCK_REALTIME);
         mtime = (usec_t) st.st_mtim.tv_sec * USEC_PER_SEC + (usec_t) st.st_mtim.tv_nsec / NSEC_PER_USEC;
@@ -45,15 +41,14 @@ static int64_t seed_file_age(void) {
 }
 
 static int first_boot(void) {
-        char path[PATH_MAX];
+        _cleanup_close_ int fd = -EBADF;
         MachineId m;
 
         machine_id_read(&m);
         if (m.state == MACHINE_ID_UNINITIALIZED)
                 return 1;
-        if (access(root_path_buf("/run/systemd/first-boot", path), F_OK) >= 0)
-                return 1;
-        return errno == ENOENT ? 0 : -1;
+        fd = root_open("/run/systemd/first-boot", CHASE_NOFOLLOW);
+        return fd >= 0 || fd == -ELOOP ? 1 : fd == -ENOENT ? 0 : -1;
 }
 
 int verb_metrics(int argc, char *argv[], const CtlArgs *a) {

@@ -369,8 +369,8 @@ static void ledger_open(Load *l) {
                 return;
         }
         if (st.st_uid != 0 || (st.st_mode & 022) != 0) {
-                forbid(l->no_credit, "%s is not root's alone (UID %u, mode %04o): its record of this boot cannot "
-                       "be believed", runstate_dir(), (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
+                forbid(l->no_credit, "the runtime directory %s is not root's alone (UID %u, mode %04o): its "
+                       "record of this boot cannot be believed", runstate_dir(), (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
                 return;
         }
 
