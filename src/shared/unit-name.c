@@ -83,6 +83,8 @@ const char *unit_name_gate_refusal(const char *name) {
                 { "quotaon*",                     "part of mounting local file systems" },
                 { "systemd-cryptsetup*",          "it unlocks block devices the seed's file system may be on "
                                                   "(gate it in the initrd instead, see entropy-gate-initrd(7))" },
+                { "systemd-tpm2-setup*",          "it prepares the TPM that unlocking the seed's "
+                                                  "block devices may need" },
                 { "systemd-veritysetup*",         "it sets up block devices the seed's file system may be on" },
                 { "systemd-integritysetup*",      "it sets up block devices the seed's file system may be on" },
                 { "systemd-hibernate-resume*",    "it runs before local file systems are mounted" },
