@@ -80,12 +80,24 @@ const char *unit_name_gate_refusal(const char *name) {
                 { "systemd-growfs*",              "it grows file systems before they are used" },
                 { "systemd-makefs*",              "it makes file systems before they are mounted" },
                 { "systemd-quotacheck*",          "part of mounting local file systems" },
+                { "quotaon*",                     "part of mounting local file systems" },
                 { "systemd-cryptsetup*",          "it unlocks block devices the seed's file system may be on "
                                                   "(gate it in the initrd instead, see entropy-gate-initrd(7))" },
+                { "systemd-tpm2-setup*",          "it prepares the TPM that unlocking the seed's "
+                                                  "block devices may need" },
                 { "systemd-veritysetup*",         "it sets up block devices the seed's file system may be on" },
                 { "systemd-integritysetup*",      "it sets up block devices the seed's file system may be on" },
                 { "systemd-hibernate-resume*",    "it runs before local file systems are mounted" },
-                { "systemd-tmpfiles-setup-dev*",  "it creates device nodes early boot needs" },
+                { "systemd-tmpfiles-setup-dev*",  "it creates device nodes early boot needs, before "
+                                                  "local file systems are mounted" },
+                { "kmod-static-nodes.service",    "it creates the static device nodes that "
+                                                  "systemd-tmpfiles-setup-dev needs, before local "
+                                                  "file systems are mounted" },
+                { "systemd-sysusers.service",     "it creates the system users that "
+                                                  "systemd-tmpfiles-setup-dev needs, before local "
+                                                  "file systems are mounted" },
+                { "systemd-firstboot.service",    "it runs before the system users and device nodes "
+                                                  "that local file systems wait for" },
                 { "blk-availability.service",     "part of block device set-up" },
                 { "lvm2-*",                       "it activates volumes the seed's file system may be on" },
                 { "dm-event*",                    "device mapper monitoring, part of block device set-up" },
