@@ -49,6 +49,7 @@ static void help(void) {
                "     --root=ROOT              check-image: the image's root directory\n"
                "     --fix                    check-image: remove or reset what clones would share\n"
                "     --force                  check-image: allow --fix on the running system's root\n"
+               "     --cross-mounts           check-image: walk into file systems mounted in the tree\n"
                "     --machine-id=uninitialized|empty\n"
                "                              check-image --fix: what /etc/machine-id becomes\n"
                "\nSee the entropyctl(1) man page for details.\n", ansi_bold(), ansi_normal());
@@ -70,6 +71,7 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                 ARG_FIX,
                 ARG_FORCE,
                 ARG_MACHINE_ID,
+                ARG_CROSS_MOUNTS,
         };
         static const struct option options[] = {
                 { "help",       no_argument,       NULL, 'h' },
@@ -81,6 +83,7 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                 { "fix",        no_argument,       NULL, ARG_FIX },
                 { "force",      no_argument,       NULL, ARG_FORCE },
                 { "machine-id", required_argument, NULL, ARG_MACHINE_ID },
+                { "cross-mounts", no_argument,     NULL, ARG_CROSS_MOUNTS },
                 {}
         };
         bool want_help = false;
@@ -137,6 +140,10 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                 case ARG_FORCE:
                         a->force = true;
                         *ret_image_option = "--force";
+                        break;
+                case ARG_CROSS_MOUNTS:
+                        a->cross_mounts = true;
+                        *ret_image_option = "--cross-mounts";
                         break;
                 case ARG_MACHINE_ID: {
                         MachineIdReset m = machine_id_reset_from_string(optarg);

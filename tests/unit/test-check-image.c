@@ -141,7 +141,7 @@ static void test_scan_and_fix(void **state) {
         assert_int_equal(image_checks_build("/var/lib/entropy-gate", &c, &n_checks), 0);
         root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         assert_true(root_fd >= 0);
-        assert_int_equal(image_scan(root_fd, c, n_checks, &f, &n), 0);
+        assert_int_equal(image_scan(root_fd, 0, c, n_checks, &f, &n), 0);
         for (size_t i = 0; i < n; i++)
                 print_message("%s: %s %s (%s)\n", f[i].path, image_state_to_string(f[i].state),
                               strna(image_action_to_string(f[i].action)), f[i].detail);
@@ -176,9 +176,9 @@ static void test_scan_and_fix(void **state) {
         old_umask = umask(077);
         for (size_t i = 0; i < n; i++)
                 if (f[i].action != IMAGE_ACTION_NONE)
-                        assert_int_equal(image_fix_one(root_fd, f + i, MACHINE_ID_RESET_EMPTY), 0);
+                        assert_int_equal(image_fix_one(root_fd, 0, f + i, MACHINE_ID_RESET_EMPTY), 0);
                 else
-                        assert_int_equal(image_fix_one(root_fd, f + i, MACHINE_ID_RESET_EMPTY), -EINVAL);
+                        assert_int_equal(image_fix_one(root_fd, 0, f + i, MACHINE_ID_RESET_EMPTY), -EINVAL);
         umask(old_umask);
 
         path_of(p, root, "etc/machine-id");
@@ -200,7 +200,7 @@ static void test_scan_and_fix(void **state) {
         image_findings_free(f, n);
 
         /* Clean now, but for what a person must look at. */
-        assert_int_equal(image_scan(root_fd, c, n_checks, &f, &n), 0);
+        assert_int_equal(image_scan(root_fd, 0, c, n_checks, &f, &n), 0);
         for (size_t i = 0; i < n; i++)
                 assert_int_equal(f[i].action, IMAGE_ACTION_NONE);
         assert_int_equal(n, 2);   /* the symlinked /var/lib/seedrng, the subdirectory */
@@ -208,13 +208,13 @@ static void test_scan_and_fix(void **state) {
 
         /* Changed between the look and the fix: a symlink now, not touched. */
         test_write_text(root, "etc/urandom.seed", "seed");
-        assert_int_equal(image_scan(root_fd, c, n_checks, &f, &n), 0);
+        assert_int_equal(image_scan(root_fd, 0, c, n_checks, &f, &n), 0);
         x = must_find(f, n, "etc/urandom.seed");
         path_of(p, root, "etc/urandom.seed");
         assert_int_equal(unlink(p), 0);
         path_of(q, outside, "machine-id");
         assert_int_equal(symlink(q, p), 0);
-        assert_int_equal(image_fix_one(root_fd, x, MACHINE_ID_RESET_UNINITIALIZED), -ESTALE);
+        assert_int_equal(image_fix_one(root_fd, 0, x, MACHINE_ID_RESET_UNINITIALIZED), -ESTALE);
         assert_int_equal(lstat(p, &st), 0);
         assert_true(S_ISLNK(st.st_mode));
         assert_int_equal(stat(q, &st), 0);
