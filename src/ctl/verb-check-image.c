@@ -119,8 +119,10 @@ static void print_human(const char *root, const Config *config, const ImageFindi
                 if (f[i].state == IMAGE_FOUND)
                         printf(" (%s)\n    %s\n", TERMINAL_ESCAPE(f[i].detail), f[i].check->why);
                 else
-                        printf(": %s\n    %s\n", TERMINAL_ESCAPE(f[i].detail), f[i].state == IMAGE_SYMLINK ?
-                               "suspicious in an image: check it by hand" : "check it by hand");
+                        printf(": %s\n    %s\n", TERMINAL_ESCAPE(f[i].detail),
+                               f[i].state == IMAGE_SYMLINK ? "suspicious in an image: check it by hand" :
+                               f[i].state == IMAGE_MOUNT_POINT ? "not checked: what is mounted there is not the "
+                               "image's own tree; --cross-mounts walks into it" : "check it by hand");
                 if (fr[i].fixed)
                         printf("    %sfixed:%s %s\n", ansi_green(), ansi_normal(), fixed_text(f + i, reset));
                 else {
