@@ -25,3 +25,10 @@ if(TARGET eg-ctl)
   eg_fuzz_test(fuzz-image-tree MAX_LEN 2048 SOURCES ctl/check-image.c)
   target_include_directories(fuzz-image-tree PRIVATE ${PROJECT_SOURCE_DIR}/src/ctl)
 endif()
+
+# bench/bench-check-image: check-image's cost over 10^3 ... 10^6 entries
+# (not a test; `cmake --build BUILD --target bench-check-image`).
+if(TARGET eg-ctl)
+  add_executable(bench-check-image EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/bench/bench-check-image.c)
+  target_link_libraries(bench-check-image PRIVATE eg-ctl eg-pool-fake eg-shared)
+endif()
