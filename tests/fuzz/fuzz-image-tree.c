@@ -231,7 +231,7 @@ static void build(Input *in, ImageFlags *flags, MachineIdReset *reset) {
                                 memcpy(target + l, "../", 3);
                         snprintf(target + l, sizeof(target) - l, "%s/%s", a & 1 ? canary + 1 : "", path);
                         snprintf(text, sizeof(text), "[Seed]\nDirectory=%s\n", target);
-                        if ((dfd = tree_parent(CONF_FILE + 1, &name)) >= 0) {
+                        if ((dfd = tree_parent(&CONF_FILE[1], &name)) >= 0) {
                                 (void) unlinkat(dfd, name, 0);
                                 fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
                                 if (fd >= 0) {
