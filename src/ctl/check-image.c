@@ -201,6 +201,28 @@ static int node_at(int dfd, const char *name, Node *ret) {
         return 0;
 }
 
+/* A hash of @name's file handle below @dfd (not followed): what tells a
+ * file from one made since under the same inode number, where the file
+ * system says (ext4, XFS, btrfs and tmpfs put a generation in it). 0 where
+ * it has none. */
+static uint64_t handle_at(int dfd, const char *name) {
+        union {
+                struct file_handle h;
+                uint8_t buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+        } u = { .h.handle_bytes = MAX_HANDLE_SZ };
+        uint64_t hash = 0xcbf29ce484222325ULL;
+        int mnt_id;
+
+        if (name_to_handle_at(dfd, name, &u.h, &mnt_id, 0) < 0)
+                return 0;
+        /* FNV-1a: not a secret, only a fingerprint of bytes the kernel chose. */
+        for (size_t i = 0; i < sizeof(u.h.handle_type); i++)
+                hash = (hash ^ ((uint64_t) (unsigned) u.h.handle_type >> (8 * i) & 0xff)) * 0x100000001b3ULL;
+        for (size_t i = 0; i < u.h.handle_bytes && i < MAX_HANDLE_SZ; i++)
+                hash = (hash ^ u.h.f_handle[i]) * 0x100000001b3ULL;
+        return hash ?: 1;
+}
+
 static int tree_init(Tree *t, int root_fd, ImageFlags flags) {
         Node n;
         int r;
@@ -485,6 +507,7 @@ static int look_at(const Tree *t, int dfd, const ImageCheck *c, const char *path
                 return set_mount_point(f, path, strlen(path));
         f->dev = node.dev;
         f->ino = node.ino;
+        f->handle = handle_at(dfd, name);
 
         if (c->kind == IMAGE_DBUS_MACHINE_ID && (S_ISREG(node.mode) || S_ISLNK(node.mode))) {
                 r = look_dbus_machine_id(dfd, name, path, &node, f);
@@ -879,7 +902,7 @@ int image_fix_one(int root_fd, ImageFlags flags, const ImageFinding *f, MachineI
         if (!S_ISLNK(node.mode) && tree_crosses(&t, &node))
                 return -EXDEV;
         /* The very file that was found: not another one put there since. */
-        if (node.dev != f->dev || node.ino != f->ino)
+        if (node.dev != f->dev || node.ino != f->ino || handle_at(dfd, name) != f->handle)
                 return -ESTALE;
 
         switch (f->action) {

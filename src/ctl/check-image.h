@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* What in an image's root tree every clone booted from it would share:
@@ -106,6 +107,8 @@ typedef struct ImageFinding {
         char *detail;                /* "512 bytes", "holds a machine ID", which symlink and its target */
         dev_t dev;                   /* the file found (FOUND): --fix acts only on this one */
         ino_t ino;
+        uint64_t handle;             /* a hash of its file handle (inode and generation): an inode
+                                      * number reused by a file made since is another file; 0: none */
 } ImageFinding;
 
 /* Look at every check below the directory @root_fd, as the header says.

@@ -14,7 +14,9 @@ this machine's own seed and machine-id files must not change:
   crossed, never changed; with --cross-mounts they are walked (as
   documented), but never a directory that is this system's own;
 - this system's root bind-mounted as ROOT, and inside the image: refused,
-  not crossed.
+  not crossed;
+- the attacks and the class again with openat2() failing (ENOSYS, injected
+  with strace), as on kernels before 5.6: the resolver's rules by hand.
 
 Usage: ci-check-image-mounts.py ENTROPYCTL
 """
@@ -56,6 +58,7 @@ def umount(path):
 
 
 def attempt(label, root, host, args, want_rc=1, must_report=None, preexec=None):
+    label = ("[by hand] " if T.WRAPPER else "") + label
     before, real = T.snapshot(host), T.snapshot_real()
     doc, p = T.run_json(ctl, root, *args, preexec=preexec)
     after, real_after = T.snapshot(host), T.snapshot_real()
@@ -87,37 +90,41 @@ try:
     HOST_FILES[:] = files
     T.fill(host, files)
 
-    # ---- The attacks that once worked: the host's /etc and /var/lib bound in.
-    for binds in (["etc"], ["var/lib"], ["etc", "var/lib"]):
-        for fix in ([], ["--fix"], ["--fix", "--force"]):
-            fresh(files)
-            for b in binds:
-                mount("--bind", os.path.join(host, b), os.path.join(img, b))
-            doc = attempt(f"bind mounts of {binds}", img, host, fix, must_report=f"/{binds[0]} is a mount point")
-            if doc:
-                F.check(all(f["state"] == "mount-point" for f in doc["findings"]
-                            if any(f["path"].startswith("/" + b + "/") for b in binds)),
-                        f"bind mounts of {binds}: a finding below a mount point: {doc['findings']}")
-            for b in binds:
-                umount(os.path.join(img, b))
+    resolvers = [("openat2", [])] + ([("by hand", T.BY_HAND)] if T.have_strace() else [])
+    for resolver, T.WRAPPER in resolvers:
+        print(f"-- resolver: {resolver}", flush=True)
+        # ---- The attacks that once worked: the host's /etc and /var/lib bound in.
+        for binds in (["etc"], ["var/lib"], ["etc", "var/lib"]):
+            for fix in ([], ["--fix"], ["--fix", "--force"]):
+                fresh(files)
+                for b in binds:
+                    mount("--bind", os.path.join(host, b), os.path.join(img, b))
+                doc = attempt(f"bind mounts of {binds}", img, host, fix, must_report=f"/{binds[0]} is a mount point")
+                if doc:
+                    F.check(all(f["state"] == "mount-point" for f in doc["findings"]
+                                if any(f["path"].startswith("/" + b + "/") for b in binds)),
+                            f"bind mounts of {binds}: a finding below a mount point: {doc['findings']}")
+                for b in binds:
+                    umount(os.path.join(img, b))
 
-    # ---- The class: a bind mount at every component of every checked path.
-    for pre in T.prefixes(files):
-        for fix in ([], ["--fix"], ["--fix", "--force"]):
-            fresh(files)
-            mount("--bind", os.path.join(host, pre), os.path.join(img, pre))
-            attempt(f"bind mount at /{pre}", img, host, fix, must_report=f"/{pre} is a mount point")
-            umount(os.path.join(img, pre))
-        if os.path.isdir(os.path.join(host, pre)):
-            # Another file system: told apart by its device, not only its mount.
-            fresh(files)
-            mount("-t", "tmpfs", "tmpfs", os.path.join(img, pre))
-            T.put(os.path.join(img, pre), "machine-id", T.MACHINE_ID)
-            T.put(os.path.join(img, pre), "random-seed")
-            inside = T.snapshot(os.path.join(img, pre))
-            attempt(f"tmpfs at /{pre}", img, host, ["--fix"], must_report=f"/{pre} is a mount point")
-            F.check(not T.diff(inside, T.snapshot(os.path.join(img, pre))), f"tmpfs at /{pre}: changed")
-            umount(os.path.join(img, pre))
+        # ---- The class: a bind mount at every component of every checked path.
+        for pre in T.prefixes(files):
+            for fix in ([], ["--fix"], ["--fix", "--force"]):
+                fresh(files)
+                mount("--bind", os.path.join(host, pre), os.path.join(img, pre))
+                attempt(f"bind mount at /{pre}", img, host, fix, must_report=f"/{pre} is a mount point")
+                umount(os.path.join(img, pre))
+            if os.path.isdir(os.path.join(host, pre)):
+                # Another file system: told apart by its device, not only its mount.
+                fresh(files)
+                mount("-t", "tmpfs", "tmpfs", os.path.join(img, pre))
+                T.put(os.path.join(img, pre), "machine-id", T.MACHINE_ID)
+                T.put(os.path.join(img, pre), "random-seed")
+                inside = T.snapshot(os.path.join(img, pre))
+                attempt(f"tmpfs at /{pre}", img, host, ["--fix"], must_report=f"/{pre} is a mount point")
+                F.check(not T.diff(inside, T.snapshot(os.path.join(img, pre))), f"tmpfs at /{pre}: changed")
+                umount(os.path.join(img, pre))
+    T.WRAPPER = []
 
     # With --cross-mounts a mount is walked as the tree: the image's own ESP, say.
     fresh([])

@@ -16,7 +16,9 @@ image holds:
 - hard links from the host into the image: --fix removes or replaces the
   name, never writes the file;
 - this system's root as ROOT however spelled: --fix refused;
-- every offending path reported once, however alike their details.
+- every offending path reported once, however alike their details;
+- the attacks again with openat2() failing (ENOSYS, injected with strace),
+  as on kernels before 5.6: the resolver's rules by hand.
 
 Usage: ci-check-image.py ENTROPYCTL CONF_FILE
 """
@@ -38,6 +40,7 @@ UP = "../" * 40
 def attempt(label, root, host, args, want_rc=1, must_report=None):
     """Run check-image on @root with @args: the host tree and this machine's
     files must not change; with @must_report, a finding whose detail holds it."""
+    label = ("[by hand] " if T.WRAPPER else "") + label
     before, real = T.snapshot(host), T.snapshot_real()
     doc, p = T.run_json(ctl, root, *args)
     after, real_after = T.snapshot(host), T.snapshot_real()
@@ -68,27 +71,31 @@ with tempfile.TemporaryDirectory() as tmp:
     HOST_FILES[:] = files + ["aws/credentials", "aws/seed", "srv/eg/seed", "srv/eg/credentials"]
     T.fill(host, HOST_FILES)
 
-    # ---- The attacks that once worked.
-    # Directory= leading out of the image with "..": the image's credential
-    # memory is named "credentials", as is a cloud provider's key file.
-    for directory in (UP + host.lstrip("/") + "/aws", "/.." * 40 + host + "/aws", "/var/lib/" + UP + host + "/aws",
-                      "/srv/./eg", "/srv//eg", "/srv/eg/", "srv/eg"):
-        for fix in ([], ["--fix"]):
-            fresh(files)
-            T.put(img, conf_rel, f"[Seed]\nDirectory={directory}\n")
-            doc = attempt(f"Directory={directory}", img, host, fix)
-            if doc:
-                F.check(doc["configuration_problem"] and doc["seed_directory"] == "/var/lib/entropy-gate",
-                        f"Directory={directory}: {doc['configuration_problem']!r} {doc['seed_directory']!r}")
-                F.check(all(not f["path"].startswith("/aws") and ".." not in f["path"] for f in doc["findings"]),
-                        f"Directory={directory}: {[f['path'] for f in doc['findings']]}")
-    # IMG/etc and IMG/var/lib linked to the host's, and to this machine's.
-    for rel in ("etc", "var/lib", "var", "var/lib/systemd", "etc/machine-id"):
-        for target in (os.path.join(host, rel), "/" + rel, UP + host.lstrip("/") + "/" + rel):
-            for fix in ([], ["--fix"], ["--fix", "--force"]):
+    # The attacks with openat2() and with the resolver's rules by hand
+    # (openat2() failing with ENOSYS, injected with strace).
+    for T.WRAPPER in [[]] + ([T.BY_HAND] if T.have_strace() else []):
+        # ---- The attacks that once worked.
+        # Directory= leading out of the image with "..": the image's credential
+        # memory is named "credentials", as is a cloud provider's key file.
+        for directory in (UP + host.lstrip("/") + "/aws", "/.." * 40 + host + "/aws", "/var/lib/" + UP + host + "/aws",
+                          "/srv/./eg", "/srv//eg", "/srv/eg/", "srv/eg"):
+            for fix in ([], ["--fix"]):
                 fresh(files)
-                T.replace_with_link(img, rel, target)
-                attempt(f"{rel} -> {target}", img, host, fix, must_report=f"/{rel} is a symlink to {target}")
+                T.put(img, conf_rel, f"[Seed]\nDirectory={directory}\n")
+                doc = attempt(f"Directory={directory}", img, host, fix)
+                if doc:
+                    F.check(doc["configuration_problem"] and doc["seed_directory"] == "/var/lib/entropy-gate",
+                            f"Directory={directory}: {doc['configuration_problem']!r} {doc['seed_directory']!r}")
+                    F.check(all(not f["path"].startswith("/aws") and ".." not in f["path"] for f in doc["findings"]),
+                            f"Directory={directory}: {[f['path'] for f in doc['findings']]}")
+        # IMG/etc and IMG/var/lib linked to the host's, and to this machine's.
+        for rel in ("etc", "var/lib", "var", "var/lib/systemd", "etc/machine-id"):
+            for target in (os.path.join(host, rel), "/" + rel, UP + host.lstrip("/") + "/" + rel):
+                for fix in ([], ["--fix"], ["--fix", "--force"]):
+                    fresh(files)
+                    T.replace_with_link(img, rel, target)
+                    attempt(f"{rel} -> {target}", img, host, fix, must_report=f"/{rel} is a symlink to {target}")
+    T.WRAPPER = []
 
     # ---- The class: every component of every path check-image looks at.
     conf_files = files + ["srv/eg/seed", "srv/eg/credentials"]
