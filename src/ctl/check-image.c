@@ -2,14 +2,19 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "check-image.h"
 #include "io-util.h"
 #include "string-table.h"
 #include "machine-id.h"
 #include "macro.h"
+#include "root.h"
 #include "seed-store.h"
 
 #define OUR_SEED_WHY "every clone would load the same seed; with a shared machine-id each would also credit it"
@@ -44,6 +49,7 @@ static const char *const image_state_table[_IMAGE_STATE_MAX] = {
         [IMAGE_FOUND] = "found",
         [IMAGE_SYMLINK] = "symlink",
         [IMAGE_UNUSUAL] = "unusual",
+        [IMAGE_MOUNT_POINT] = "mount-point",
 };
 
 static const char *const image_action_table[_IMAGE_ACTION_MAX] = {
@@ -80,17 +86,27 @@ static const ImageCheck fixed_checks_after_legacy[] = {
 };
 
 int image_checks_build(const char *seed_dir, ImageCheck **ret, size_t *ret_n) {
-        size_t n = 0, max = 2 + legacy_seeds_count + ELEMENTSOF(fixed_checks_after_legacy);
+        size_t n = 0, max = 2 + legacy_seeds_count + ELEMENTSOF(fixed_checks_after_legacy), l;
+        _cleanup_free_ char *dir = NULL;
         char *seed = NULL, *memory = NULL;
         ImageCheck *c;
+
+        /* The configuration refuses any other spelling (config.c); a caller
+         * that passes one gets nothing walked on its behalf. */
+        l = strlen(seed_dir);
+        while (l > 1 && seed_dir[l - 1] == '/')
+                l--;
+        dir = strndup(seed_dir, l);
+        if (!dir)
+                return -ENOMEM;
+        if (!path_is_normalized_absolute(dir))
+                return -EINVAL;
 
         c = calloc(max, sizeof(ImageCheck));
         if (!c)
                 return -ENOMEM;
-        while (*seed_dir == '/')
-                seed_dir++;
-        if (asprintf(&seed, "%s%s%s", seed_dir, *seed_dir ? "/" : "", SEED_FILE_NAME) < 0 ||
-            asprintf(&memory, "%s%s%s", seed_dir, *seed_dir ? "/" : "", SEED_CREDENTIALS_NAME) < 0) {
+        if (asprintf(&seed, "%s%s%s", dir + 1, dir[1] ? "/" : "", SEED_FILE_NAME) < 0 ||
+            asprintf(&memory, "%s%s%s", dir + 1, dir[1] ? "/" : "", SEED_CREDENTIALS_NAME) < 0) {
                 free(seed);
                 free(c);
                 return -ENOMEM;
@@ -117,15 +133,150 @@ void image_checks_free(ImageCheck *checks, size_t n) {
         free(checks);
 }
 
+static void finding_done(ImageFinding *f) {
+        free(f->path);
+        free(f->where);
+        free(f->detail);
+}
+
 void image_findings_free(ImageFinding *findings, size_t n) {
         for (size_t i = 0; i < n; i++)
-                free(findings[i].path);
+                finding_done(findings + i);
         free(findings);
 }
 
-/* ---- Walking without following ---- */
+/* ---- The tree: every step through the resolver ---- */
 
-static void set_symlink(ImageFinding *f, int dfd, const char *name, const char *shown) {
+/* The root, and what it takes to stay on its mount. */
+typedef struct Tree {
+        int fd;
+        ImageFlags flags;
+        dev_t dev;
+        uint64_t mnt_id;             /* 0: unknown (no statx, or a kernel before 5.8) */
+} Tree;
+
+/* What an entry is, without following it or opening it. */
+typedef struct Node {
+        mode_t mode;
+        dev_t dev;
+        ino_t ino;
+        nlink_t nlink;
+        uid_t uid;
+        gid_t gid;
+        off_t size;
+        uint64_t mnt_id;             /* 0: unknown */
+        bool mount_root;             /* the root of a mount: a mount point, as seen from its parent */
+} Node;
+
+/* @name below @dfd (NULL: @dfd itself), never followed, never automounted. */
+static int node_at(int dfd, const char *name, Node *ret) {
+        struct statx sx;
+        struct stat st;
+
+        if (statx(dfd, name ?: "", (name ? 0 : AT_EMPTY_PATH) | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+                  STATX_BASIC_STATS | STATX_MNT_ID, &sx) >= 0) {
+                *ret = (Node) {
+                        .mode = sx.stx_mode,
+                        .dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
+                        .ino = sx.stx_ino,
+                        .nlink = sx.stx_nlink,
+                        .uid = sx.stx_uid,
+                        .gid = sx.stx_gid,
+                        .size = (off_t) sx.stx_size,
+                        .mnt_id = sx.stx_mask & STATX_MNT_ID ? sx.stx_mnt_id : 0,
+                        .mount_root = (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+                                (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT),
+                };
+                return 0;
+        }
+        if (errno != ENOSYS)
+                return negative_errno();
+        /* Before Linux 4.11: the device number alone tells file systems
+         * apart (a bind mount within one is then caught by the resolver
+         * only where the kernel resolves). */
+        if (fstatat(dfd, name ?: "", &st, (name ? 0 : AT_EMPTY_PATH) | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) < 0)
+                return negative_errno();
+        *ret = (Node) { .mode = st.st_mode, .dev = st.st_dev, .ino = st.st_ino, .nlink = st.st_nlink,
+                        .uid = st.st_uid, .gid = st.st_gid, .size = st.st_size };
+        return 0;
+}
+
+/* A hash of @name's file handle below @dfd (not followed): what tells a
+ * file from one made since under the same inode number, where the file
+ * system says (ext4, XFS, btrfs and tmpfs put a generation in it). 0 where
+ * it has none. */
+static uint64_t handle_at(int dfd, const char *name) {
+        union {
+                struct file_handle h;
+                uint8_t buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+        } u = { .h.handle_bytes = MAX_HANDLE_SZ };
+        uint64_t hash = 0xcbf29ce484222325ULL;
+        int mnt_id;
+
+        if (name_to_handle_at(dfd, name, &u.h, &mnt_id, 0) < 0)
+                return 0;
+        /* FNV-1a: not a secret, only a fingerprint of bytes the kernel chose. */
+        for (size_t i = 0; i < sizeof(u.h.handle_type); i++)
+                hash = (hash ^ ((uint64_t) (unsigned) u.h.handle_type >> (8 * i) & 0xff)) * 0x100000001b3ULL;
+        for (size_t i = 0; i < u.h.handle_bytes && i < MAX_HANDLE_SZ; i++)
+                hash = (hash ^ u.h.f_handle[i]) * 0x100000001b3ULL;
+        return hash ?: 1;
+}
+
+static int tree_init(Tree *t, int root_fd, ImageFlags flags) {
+        Node n;
+        int r;
+
+        r = node_at(root_fd, NULL, &n);
+        if (r < 0)
+                return r;
+        *t = (Tree) { .fd = root_fd, .flags = flags, .dev = n.dev, .mnt_id = n.mnt_id };
+        return 0;
+}
+
+/* Whether @n, below the root, is on another mount than the root: a mount
+ * point, a bind mount (same file system, another mount), or another file
+ * system. */
+static bool tree_crosses(const Tree *t, const Node *n) {
+        if (t->flags & IMAGE_CROSS_MOUNTS)
+                return false;
+        return n->mount_root || n->dev != t->dev || (n->mnt_id != 0 && t->mnt_id != 0 && n->mnt_id != t->mnt_id);
+}
+
+/* A name the walk may take: one component, never "." or "..". */
+static bool name_is_plain(const char *name) {
+        return *name && !streq(name, ".") && !streq(name, "..") && !strchr(name, '/') &&
+                strlen(name) <= NAME_MAX;
+}
+
+static int set_detail(ImageFinding *f, const char *format, ...) _printf_(2, 3);
+static int set_detail(ImageFinding *f, const char *format, ...) {
+        va_list ap;
+        char *d;
+        int k;
+
+        va_start(ap, format);
+        k = vasprintf(&d, format, ap);
+        va_end(ap);
+        if (k < 0)
+                return -ENOMEM;
+        free(f->detail);
+        f->detail = d;
+        return 0;
+}
+
+/* f->where: the offending path, for the report and for reporting it once. */
+static int set_where(ImageFinding *f, const char *path, size_t len) {
+        char *w = strndup(path, len);
+
+        if (!w)
+                return -ENOMEM;
+        free(f->where);
+        f->where = w;
+        return 0;
+}
+
+static int set_symlink(ImageFinding *f, int dfd, const char *name, const char *walked, size_t len) {
         char target[PATH_MAX];
         ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
 
@@ -134,55 +285,88 @@ static void set_symlink(ImageFinding *f, int dfd, const char *name, const char *
         else
                 target[n] = 0;
         f->state = IMAGE_SYMLINK;
-        /* Shown in full up to a length no real image has. */
-        snprintf(f->detail, sizeof(f->detail), "/%.1024s is a symlink to %.1024s: not followed", shown, target);
+        if (set_where(f, walked, len) < 0)
+                return -ENOMEM;
+        return set_detail(f, "/%s is a symlink to %s: not followed", f->where, target);
 }
 
-static int set_unusual(ImageFinding *f, int r, const char *shown) {
+static int set_mount_point(ImageFinding *f, const char *walked, size_t len) {
+        f->state = IMAGE_MOUNT_POINT;
+        if (set_where(f, walked, len) < 0)
+                return -ENOMEM;
+        return set_detail(f, "/%s is a mount point (another file system, or a bind mount): not crossed "
+                          "without --cross-mounts", f->where);
+}
+
+static int set_unusual(ImageFinding *f, int r, const char *walked, size_t len) {
         f->state = IMAGE_UNUSUAL;
-        snprintf(f->detail, sizeof(f->detail), "/%.1024s: %s", shown, r == -ENOTDIR ? "not a directory" : strerror(-r));
-        return r;
+        if (set_where(f, walked, len) < 0)
+                return -ENOMEM;
+        return set_detail(f, "/%s: %s", f->where, r == -ENOTDIR ? "not a directory" :
+                          r == -EINVAL ? "not a plain name" : strerror(-r));
 }
 
-/* Open the directory made of the first @len bytes of @path below @root_fd,
- * one component at a time, each opened O_NOFOLLOW relative to the one
- * before. Returns its fd; -ENOENT when something on the way is simply
- * absent; any other -errno with *f filled: a symlink on the way (-ELOOP),
- * a component that is not a directory, anything that cannot be opened. */
-static int walk_dir(int root_fd, const char *path, size_t len, ImageFinding *f) {
+/* The directory @name below @dfd, by the resolver: one component, not
+ * followed, not across a mount point (unless IMAGE_CROSS_MOUNTS). @walked
+ * (its first @len bytes) is its path from the root, for the report. */
+static int step_dir(const Tree *t, int dfd, const char *name, const char *walked, size_t len, ImageFinding *f) {
+        Node n;
+        int fd, r;
+
+        if (!name_is_plain(name))
+                return set_unusual(f, -EINVAL, walked, len) < 0 ? -ENOMEM : -EINVAL;
+        fd = chase_open_at(dfd, name, CHASE_NOFOLLOW | CHASE_NO_SYMLINKS | CHASE_DIRECTORY |
+                           (t->flags & IMAGE_CROSS_MOUNTS ? 0 : CHASE_NO_XDEV));
+        if (fd == -ENOENT)
+                return fd;
+        if (fd == -EXDEV)
+                return set_mount_point(f, walked, len) < 0 ? -ENOMEM : -EXDEV;
+        if (fd < 0) {
+                if (node_at(dfd, name, &n) >= 0 && S_ISLNK(n.mode))
+                        return set_symlink(f, dfd, name, walked, len) < 0 ? -ENOMEM : -ELOOP;
+                return set_unusual(f, fd, walked, len) < 0 ? -ENOMEM : fd;
+        }
+        /* Also where the resolver could only compare device numbers (no
+         * openat2()): a bind mount within one file system. */
+        r = node_at(fd, NULL, &n);
+        if (r < 0 || tree_crosses(t, &n)) {
+                safe_close(fd);
+                if (r < 0)
+                        return set_unusual(f, r, walked, len) < 0 ? -ENOMEM : r;
+                return set_mount_point(f, walked, len) < 0 ? -ENOMEM : -EXDEV;
+        }
+        return fd;
+}
+
+/* Open the directory made of the first @len bytes of @path below the root,
+ * one component at a time, each by step_dir() from the one before.
+ * Returns its fd; -ENOENT when something on the way is simply absent;
+ * -ENOMEM; any other -errno with *f filled: a symlink on the way (-ELOOP),
+ * a mount point (-EXDEV), a component that is not a directory, anything
+ * that cannot be opened. */
+static int walk_dir(const Tree *t, const char *path, size_t len, ImageFinding *f) {
         _cleanup_close_ int fd = -EBADF;
         size_t i = 0;
 
-        fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+        fd = fcntl(t->fd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
-                return set_unusual(f, negative_errno(), "");
+                return set_unusual(f, negative_errno(), "", 0) < 0 ? -ENOMEM : -EBADF;
 
         while (i < len) {
                 size_t end = i;
-                char comp[NAME_MAX + 1], walked[PATH_MAX];
-                struct stat st;
-                int nfd, r;
+                char comp[NAME_MAX + 2];
+                int nfd;
 
                 while (end < len && path[end] != '/')
                         end++;
-                if (end - i > NAME_MAX || end >= sizeof(walked))
-                        return set_unusual(f, -ENAMETOOLONG, path);
+                if (end - i > NAME_MAX)
+                        return set_unusual(f, -ENAMETOOLONG, path, end) < 0 ? -ENOMEM :
+                                           -ENAMETOOLONG;
                 memcpy(comp, path + i, end - i);
                 comp[end - i] = 0;
-                memcpy(walked, path, end);
-                walked[end] = 0;
-
-                nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (nfd < 0) {
-                        r = negative_errno();
-                        if (r == -ENOENT)
-                                return r;
-                        if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISLNK(st.st_mode)) {
-                                set_symlink(f, fd, comp, walked);
-                                return -ELOOP;
-                        }
-                        return set_unusual(f, r, walked);
-                }
+                nfd = step_dir(t, fd, comp, path, end, f);
+                if (nfd < 0)
+                        return nfd;
                 safe_close(fd);
                 fd = nfd;
                 i = end + 1;
@@ -192,11 +376,11 @@ static int walk_dir(int root_fd, const char *path, size_t len, ImageFinding *f) 
 
 /* The directory of @path's last component, walked as walk_dir() does, with
  * *ret_name pointing into @path at that component. */
-static int open_parent(int root_fd, const char *path, const char **ret_name, ImageFinding *f) {
+static int open_parent(const Tree *t, const char *path, const char **ret_name, ImageFinding *f) {
         const char *slash = strrchr(path, '/');
 
         *ret_name = slash ? slash + 1 : path;
-        return walk_dir(root_fd, path, slash ? (size_t) (slash - path) : 0, f);
+        return walk_dir(t, path, slash ? (size_t) (slash - path) : 0, f);
 }
 
 /* ---- Looking ---- */
@@ -230,108 +414,127 @@ bool symlink_names(const char *dir, const char *target, const char *want) {
         return want[w] == 0 && n > 0;
 }
 
-static void look_machine_id(int dfd, const char *name, ImageFinding *f) {
+/* The regular file @name below @dfd, by the resolver, and only if it is
+ * still the one @n describes. */
+static int open_found(const Tree *t, int dfd, const char *name, const Node *n) {
+        struct stat st;
+        int fd;
+
+        fd = chase_open_at(dfd, name, CHASE_NOFOLLOW | CHASE_NO_SYMLINKS |
+                           (t->flags & IMAGE_CROSS_MOUNTS ? 0 : CHASE_NO_XDEV));
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0 || st.st_dev != n->dev || st.st_ino != n->ino || !S_ISREG(st.st_mode)) {
+                safe_close(fd);
+                return -ESTALE;
+        }
+        return fd;
+}
+
+static int look_machine_id(const Tree *t, int dfd, const char *name, const Node *node, ImageFinding *f) {
         _cleanup_free_ char *buf = NULL;
+        _cleanup_close_ int fd = -EBADF;
         MachineId m;
         size_t n;
         int r;
 
-        r = read_file_at(dfd, name, MACHINE_ID_FILE_MAX, 0, &buf, &n, NULL);
+        fd = open_found(t, dfd, name, node);
+        r = fd < 0 ? fd : read_fd_bounded(fd, MACHINE_ID_FILE_MAX, 0, &buf, &n);
         if (r == -EFBIG) {
                 f->state = IMAGE_FOUND;
-                snprintf(f->detail, sizeof(f->detail), "holds more than a machine ID");
-                return;
+                return set_detail(f, "holds more than a machine ID");
         }
         if (r < 0) {
                 f->state = IMAGE_UNUSUAL;
-                snprintf(f->detail, sizeof(f->detail), "cannot read it: %s", strerror(-r));
-                return;
+                return set_detail(f, "cannot read it: %s", strerror(-r));
         }
         machine_id_parse(buf, n, &m);
         /* Empty, or "uninitialized": systemd makes a new ID on each machine. */
         if (m.state == MACHINE_ID_EMPTY || m.state == MACHINE_ID_UNINITIALIZED) {
                 f->state = IMAGE_CLEAN;
-                return;
+                return 0;
         }
         f->state = IMAGE_FOUND;
-        snprintf(f->detail, sizeof(f->detail), "%s", m.state == MACHINE_ID_VALID ? "holds a machine ID" :
-                 "holds neither a machine ID nor \"uninitialized\"");
+        return set_detail(f, "%s", m.state == MACHINE_ID_VALID ? "holds a machine ID" :
+                          "holds neither a machine ID nor \"uninitialized\"");
 }
 
-static void look_dbus_machine_id(int dfd, const char *name, const char *path, const struct stat *st,
-                                 ImageFinding *f) {
+static int look_dbus_machine_id(int dfd, const char *name, const char *path, const Node *node, ImageFinding *f) {
         char target[PATH_MAX], dir[PATH_MAX];
         const char *slash = strrchr(path, '/');
         ssize_t n;
 
-        if (S_ISREG(st->st_mode)) {
+        if (S_ISREG(node->mode)) {
                 f->state = IMAGE_FOUND;
-                snprintf(f->detail, sizeof(f->detail), "a file of its own (%lld bytes), not a symlink to %s",
-                         (long long) st->st_size, DBUS_MACHINE_ID_TARGET);
-                return;
+                return set_detail(f, "a file of its own (%lld bytes), not a symlink to %s",
+                                  (long long) node->size, DBUS_MACHINE_ID_TARGET);
         }
         n = readlinkat(dfd, name, target, sizeof(target) - 1);
         if (n < 0) {
                 f->state = IMAGE_UNUSUAL;
-                snprintf(f->detail, sizeof(f->detail), "cannot read the symlink: %s", strerror(errno));
-                return;
+                return set_detail(f, "cannot read the symlink: %s", strerror(errno));
         }
         target[n] = 0;
         snprintf(dir, sizeof(dir), "/%.*s", slash ? (int) (slash - path) : 0, path);
         if (symlink_names(dir, target, DBUS_MACHINE_ID_TARGET)) {
                 f->state = IMAGE_CLEAN;
-                return;
+                return 0;
         }
         f->state = IMAGE_FOUND;
-        snprintf(f->detail, sizeof(f->detail), "a symlink to %.1024s, not to %s", target, DBUS_MACHINE_ID_TARGET);
+        return set_detail(f, "a symlink to %s, not to %s", target, DBUS_MACHINE_ID_TARGET);
 }
 
-/* One path: *f gets its state, detail and the action --fix takes. */
-static void look(int root_fd, const ImageCheck *c, const char *path, ImageFinding *f) {
-        _cleanup_close_ int dfd = -EBADF;
-        const char *name;
-        struct stat st;
+/* @name in the directory @dfd, which is @path's: *f gets its state, detail
+ * and the action --fix takes. 0 or -ENOMEM. */
+static int look_at(const Tree *t, int dfd, const ImageCheck *c, const char *path, const char *name,
+                   ImageFinding *f) {
+        Node node;
+        int r;
 
-        dfd = open_parent(root_fd, path, &name, f);
-        if (dfd < 0) {
-                if (dfd == -ENOENT)
-                        f->state = IMAGE_ABSENT;
-                return;
+        if (!name_is_plain(name))
+                return set_unusual(f, -EINVAL, path, strlen(path));
+        r = node_at(dfd, name, &node);
+        if (r == -ENOENT) {
+                f->state = IMAGE_ABSENT;
+                return 0;
         }
-        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                if (errno == ENOENT)
-                        f->state = IMAGE_ABSENT;
-                else {
-                        f->state = IMAGE_UNUSUAL;
-                        snprintf(f->detail, sizeof(f->detail), "cannot stat it: %s", strerror(errno));
-                }
-                return;
+        if (r < 0) {
+                f->state = IMAGE_UNUSUAL;
+                return set_detail(f, "cannot stat it: %s", strerror(-r));
         }
+        if (!S_ISLNK(node.mode) && tree_crosses(t, &node))
+                /* A file or directory mounted over this name. */
+                return set_mount_point(f, path, strlen(path));
+        f->dev = node.dev;
+        f->ino = node.ino;
+        f->handle = handle_at(dfd, name);
 
-        if (c->kind == IMAGE_DBUS_MACHINE_ID && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
-                look_dbus_machine_id(dfd, name, path, &st, f);
+        if (c->kind == IMAGE_DBUS_MACHINE_ID && (S_ISREG(node.mode) || S_ISLNK(node.mode))) {
+                r = look_dbus_machine_id(dfd, name, path, &node, f);
                 if (f->state == IMAGE_FOUND)
                         f->action = IMAGE_ACTION_SYMLINK;
-                return;
+                return r;
         }
-        if (S_ISLNK(st.st_mode)) {
-                set_symlink(f, dfd, name, path);
-                return;
-        }
-        if (!S_ISREG(st.st_mode)) {
+        if (S_ISLNK(node.mode))
+                return set_symlink(f, dfd, name, path, strlen(path));
+        if (!S_ISREG(node.mode)) {
                 f->state = IMAGE_UNUSUAL;
-                snprintf(f->detail, sizeof(f->detail), "not a regular file (%s)", inode_type_to_string(st.st_mode));
-                return;
+                return set_detail(f, "not a regular file (%s)", inode_type_to_string(node.mode));
         }
         if (c->kind == IMAGE_MACHINE_ID) {
-                look_machine_id(dfd, name, f);
+                r = look_machine_id(t, dfd, name, &node, f);
                 if (f->state == IMAGE_FOUND)
                         f->action = IMAGE_ACTION_RESET;
-                return;
+                return r;
         }
         f->state = IMAGE_FOUND;
         f->action = IMAGE_ACTION_REMOVE;
-        snprintf(f->detail, sizeof(f->detail), "%lld bytes", (long long) st.st_size);
+        /* Other names of the same file (hard links) keep it: --fix removes
+         * this one only. */
+        if (node.nlink > 1)
+                return set_detail(f, "%lld bytes, %llu links", (long long) node.size,
+                                  (unsigned long long) node.nlink);
+        return set_detail(f, "%lld bytes", (long long) node.size);
 }
 
 /* ---- Collecting ---- */
@@ -341,76 +544,94 @@ typedef struct FindingList {
         size_t n, allocated;
 } FindingList;
 
-/* A symlink or an odd directory on the way to several paths is one thing
- * for a person to look at: reported with the first. */
-static bool already_reported(const FindingList *l, const ImageFinding *f) {
-        if (f->state != IMAGE_SYMLINK && f->state != IMAGE_UNUSUAL)
-                return false;
-        for (size_t i = 0; i < l->n; i++)
-                if (l->f[i].state == f->state && streq(l->f[i].detail, f->detail))
-                        return true;
-        return false;
-}
-
+/* Takes what *f holds, whatever happens. 0 or -ENOMEM. */
 static int add_finding(FindingList *l, const ImageCheck *c, const char *path, ImageFinding *f) {
-        if (f->state == IMAGE_ABSENT || f->state == IMAGE_CLEAN || already_reported(l, f))
+        if (f->state == IMAGE_ABSENT || f->state == IMAGE_CLEAN) {
+                finding_done(f);
                 return 0;
+        }
         if (l->n == l->allocated) {
                 size_t k = MAX(l->allocated * 2, (size_t) 16);
-                ImageFinding *t = realloc(l->f, k * sizeof(ImageFinding));
+                ImageFinding *t = reallocarray(l->f, k, sizeof(ImageFinding));
 
-                if (!t)
+                if (!t) {
+                        finding_done(f);
                         return -ENOMEM;
+                }
                 l->f = t;
                 l->allocated = k;
         }
         f->check = c;
         f->path = strdup(path);
-        if (!f->path)
+        if (!f->where)
+                f->where = strdup(path);
+        if (!f->path || !f->where || !f->detail) {
+                finding_done(f);
                 return -ENOMEM;
+        }
         l->f[l->n++] = *f;
         return 0;
-}
-
-static bool is_checked_path(const ImageCheck *checks, size_t n, const char *path) {
-        for (size_t i = 0; i < n; i++)
-                if (!checks[i].directory && streq(checks[i].path, path))
-                        return true;
-        return false;
 }
 
 static int compare_strings(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-/* Every file in the directory @c->path, but those checked on their own. */
-static int scan_directory(int root_fd, const ImageCheck *c, const ImageCheck *checks, size_t n_checks,
+/* Whether @dir/@name is a path another check looks at on its own. The
+ * checks are a fixed handful; the entries of a directory are not. */
+static bool is_checked_path(const ImageCheck *checks, size_t n, const char *dir, const char *name) {
+        size_t l = strlen(dir);
+
+        for (size_t i = 0; i < n; i++)
+                if (!checks[i].directory && strncmp(checks[i].path, dir, l) == 0 && checks[i].path[l] == '/' &&
+                    streq(checks[i].path + l + 1, name))
+                        return true;
+        return false;
+}
+
+/* Every entry of the directory @c->path, but those checked on their own:
+ * the directory is walked once and each entry looked at relative to it. */
+static int scan_directory(const Tree *t, const ImageCheck *c, const ImageCheck *checks, size_t n_checks,
                           FindingList *l) {
         _cleanup_strv_free_ char **names = NULL;
+        _cleanup_close_ int dfd = -EBADF;
         ImageFinding f = {};
-        size_t n = 0;
+        size_t n = 0, allocated = 0;
         DIR *d;
-        int dfd, r = 0;
+        int fd, r = 0;
 
-        dfd = walk_dir(root_fd, c->path, strlen(c->path), &f);
-        if (dfd < 0)
-                return dfd == -ENOENT ? 0 : add_finding(l, c, c->path, &f);
-        d = fdopendir(dfd);
+        dfd = walk_dir(t, c->path, strlen(c->path), &f);
+        if (dfd < 0) {
+                if (dfd == -ENOENT || dfd == -ENOMEM) {
+                        finding_done(&f);
+                        return dfd == -ENOENT ? 0 : dfd;
+                }
+                return add_finding(l, c, c->path, &f);
+        }
+        /* A second fd for readdir: the first stays ours for the *at() calls. */
+        fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+        d = fd >= 0 ? fdopendir(fd) : NULL;
         if (!d) {
-                safe_close(dfd);
-                return -ENOMEM;
+                r = negative_errno();
+                safe_close(fd);
+                return r;
         }
         for (struct dirent *de; (de = readdir(d));) {
-                char **t;
-
                 if (streq(de->d_name, ".") || streq(de->d_name, ".."))
                         continue;
-                t = realloc(names, (n + 2) * sizeof(char *));
-                if (!t) {
-                        r = -ENOMEM;
-                        break;
+                /* Doubling: a directory of a million entries costs a
+                 * million copies in all, not half a million squared. */
+                if (n + 2 > allocated) {
+                        size_t k = MAX(allocated * 2, (size_t) 64);
+                        char **x = reallocarray(names, k, sizeof(char *));
+
+                        if (!x) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        names = x;
+                        allocated = k;
                 }
-                names = t;
                 names[n] = strdup(de->d_name);
                 names[n + 1] = NULL;
                 if (!names[n]) {
@@ -428,14 +649,18 @@ static int scan_directory(int root_fd, const ImageCheck *c, const ImageCheck *ch
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *path = NULL;
 
+                if (is_checked_path(checks, n_checks, c->path, names[i]))
+                        continue;
                 if (asprintf(&path, "%s/%s", c->path, names[i]) < 0) {
                         path = NULL;
                         return -ENOMEM;
                 }
-                if (is_checked_path(checks, n_checks, path))
-                        continue;
                 f = (ImageFinding) {};
-                look(root_fd, c, path, &f);
+                r = look_at(t, dfd, c, path, names[i], &f);
+                if (r < 0) {
+                        finding_done(&f);
+                        return r;
+                }
                 r = add_finding(l, c, path, &f);
                 if (r < 0)
                         return r;
@@ -443,21 +668,83 @@ static int scan_directory(int root_fd, const ImageCheck *c, const ImageCheck *ch
         return 0;
 }
 
-int image_scan(int root_fd, const ImageCheck *checks, size_t n_checks, ImageFinding **ret, size_t *ret_n) {
-        FindingList l = {};
-        int r = 0;
+static int look(const Tree *t, const ImageCheck *c, FindingList *l) {
+        _cleanup_close_ int dfd = -EBADF;
+        ImageFinding f = {};
+        const char *name;
+        int r;
 
-        for (size_t i = 0; i < n_checks && r >= 0; i++) {
-                const ImageCheck *c = checks + i;
-                ImageFinding f = {};
+        dfd = open_parent(t, c->path, &name, &f);
+        if (dfd == -ENOENT || dfd == -ENOMEM) {
+                finding_done(&f);
+                return dfd == -ENOENT ? 0 : dfd;
+        }
+        if (dfd >= 0) {
+                r = look_at(t, dfd, c, c->path, name, &f);
+                if (r < 0) {
+                        finding_done(&f);
+                        return r;
+                }
+        }
+        return add_finding(l, c, c->path, &f);
+}
 
-                if (c->directory) {
-                        r = scan_directory(root_fd, c, checks, n_checks, &l);
+typedef struct WhereIndex {
+        const char *where;
+        size_t index;
+} WhereIndex;
+
+static int compare_where(const void *a, const void *b) {
+        const WhereIndex *x = a, *y = b;
+        int k = strcmp(x->where, y->where);
+
+        return k != 0 ? k : x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Each offending path once, with the first check that met it: a symlink
+ * or mount point on the way to several paths, whatever their details
+ * say. Sorted, never compared pairwise: a million findings cost a million
+ * times a logarithm. */
+static int dedupe(FindingList *l) {
+        _cleanup_free_ WhereIndex *w = NULL;
+        _cleanup_free_ bool *drop = NULL;
+        size_t k = 0;
+
+        if (l->n < 2)
+                return 0;
+        w = calloc(l->n, sizeof(WhereIndex));
+        drop = calloc(l->n, sizeof(bool));
+        if (!w || !drop)
+                return -ENOMEM;
+        for (size_t i = 0; i < l->n; i++)
+                w[i] = (WhereIndex) { l->f[i].where, i };
+        qsort(w, l->n, sizeof(WhereIndex), compare_where);
+        for (size_t i = 1; i < l->n; i++)
+                if (streq(w[i].where, w[i - 1].where))
+                        drop[w[i].index] = true;
+        for (size_t i = 0; i < l->n; i++) {
+                if (drop[i]) {
+                        finding_done(l->f + i);
                         continue;
                 }
-                look(root_fd, c, c->path, &f);
-                r = add_finding(&l, c, c->path, &f);
+                l->f[k++] = l->f[i];
         }
+        l->n = k;
+        return 0;
+}
+
+int image_scan(int root_fd, ImageFlags flags, const ImageCheck *checks, size_t n_checks, ImageFinding **ret,
+               size_t *ret_n) {
+        FindingList l = {};
+        Tree t;
+        int r;
+
+        r = tree_init(&t, root_fd, flags);
+        for (size_t i = 0; i < n_checks && r >= 0; i++)
+                r = checks[i].directory ? scan_directory(&t, checks + i, checks, n_checks, &l) :
+                        look(&t, checks + i, &l);
+        if (r >= 0)
+                r = dedupe(&l);
         if (r < 0) {
                 image_findings_free(l.f, l.n);
                 return r;
@@ -469,33 +756,106 @@ int image_scan(int root_fd, const ImageCheck *checks, size_t n_checks, ImageFind
 
 /* ---- Fixing ---- */
 
-/* The machine ID, replaced by rename: a file hard-linked into the image from
- * elsewhere keeps its content under its other name. Its mode and owner are
- * kept, whatever our umask. */
-static int reset_machine_id(int dfd, const char *name, const struct stat *st, MachineIdReset reset) {
-        static const char uninitialized[] = "uninitialized\n";
-        _cleanup_close_ int fd = -EBADF;
-        const char *text = reset == MACHINE_ID_RESET_EMPTY ? "" : uninitialized;
-        struct stat now;
+/* Whether the directory @fd, at @path below the root, is this system's
+ * own: its root, or its directory of the same name (the tree's etc being
+ * a bind mount of this system's /etc). Only a tree walked across mount
+ * points can get there; the tree's root itself was refused before. */
+static int is_system_dir(int fd, const char *path, size_t len) {
+        char host[PATH_MAX];
+        struct stat a, b;
         int r;
 
-        r = write_file_atomic_at(dfd, name, text, strlen(text), st->st_mode & 07777,
-                                 WRITE_DURABLE | WRITE_UNIQUE_TMP);
-        if (r < 0)
+        r = fd_is_system_root(fd);
+        if (r != 0)
                 return r;
-        fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (len + 2 > sizeof(host))
+                return 0;
+        host[0] = '/';
+        memcpy(host + 1, path, len);
+        host[len + 1] = 0;
+        if (fstat(fd, &a) < 0)
+                return negative_errno();
+        return stat(host, &b) >= 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The directory @f->path is in, walked again as the scan walked it, and
+ * with every directory on the way checked against this system's own. */
+static int fix_open_parent(const Tree *t, const ImageFinding *f, const char **ret_name) {
+        _cleanup_close_ int fd = -EBADF;
+        ImageFinding again = {};
+        const char *slash = strrchr(f->path, '/');
+        size_t len = slash ? (size_t) (slash - f->path) : 0, i = 0;
+
+        *ret_name = slash ? slash + 1 : f->path;
+        fd = fcntl(t->fd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
                 return negative_errno();
-        if (fstat(fd, &now) < 0)
+        while (i < len) {
+                size_t end = i;
+                char comp[NAME_MAX + 2];
+                int nfd, r;
+
+                while (end < len && f->path[end] != '/')
+                        end++;
+                if (end - i > NAME_MAX)
+                        return -ESTALE;
+                memcpy(comp, f->path + i, end - i);
+                comp[end - i] = 0;
+                nfd = step_dir(t, fd, comp, f->path, end, &again);
+                finding_done(&again);
+                again = (ImageFinding) {};
+                if (nfd < 0)
+                        return nfd == -ELOOP || nfd == -ENOTDIR || nfd == -EINVAL ? -ESTALE : nfd;
+                safe_close(fd);
+                fd = nfd;
+                if (!(t->flags & IMAGE_FORCE)) {
+                        r = is_system_dir(fd, f->path, end);
+                        if (r < 0)
+                                return r;
+                        if (r > 0)
+                                return IMAGE_ERR_SYSTEM_FILE;
+                }
+                i = end + 1;
+        }
+        return TAKE_FD(fd);
+}
+
+/* The machine ID, replaced by rename: a file hard-linked into the image from
+ * elsewhere keeps its content under its other name. Its mode and owner are
+ * kept, whatever our umask, set on the new file before it takes the name
+ * (never on a name looked up again). */
+static int reset_machine_id(int dfd, const char *name, const Node *was, MachineIdReset reset) {
+        static const char uninitialized[] = "uninitialized\n";
+        static unsigned counter;
+        _cleanup_close_ int fd = -EBADF;
+        const char *text = reset == MACHINE_ID_RESET_EMPTY ? "" : uninitialized;
+        char tmp[NAME_MAX + 1];
+        int k, r;
+
+        for (unsigned attempt = 0;; attempt++) {
+                k = snprintf(tmp, sizeof(tmp), ".#%.200s.%ld.%u", name, (long) getpid(), counter++);
+                if (k < 0 || (size_t) k >= sizeof(tmp))
+                        return -ENAMETOOLONG;
+                /* O_EXCL: never a file someone else created or linked there. */
+                fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+                if (fd >= 0 || errno != EEXIST || attempt >= 16)
+                        break;
+        }
+        if (fd < 0)
                 return negative_errno();
-        if ((now.st_uid != st->st_uid || now.st_gid != st->st_gid) && fchown(fd, st->st_uid, st->st_gid) < 0)
-                return negative_errno();
-        if (fchmod(fd, st->st_mode & 07777) < 0)
-                return negative_errno();
-        /* The mode and owner, too, before the image is shipped. */
-        if (fsync(fd) < 0)
-                return negative_errno();
-        return 0;
+        r = loop_write(fd, text, strlen(text));
+        if (r >= 0 && fchown(fd, was->uid, was->gid) < 0)
+                r = negative_errno();
+        if (r >= 0 && fchmod(fd, was->mode & 07777) < 0)
+                r = negative_errno();
+        /* Content, mode and owner on disk before the name is. */
+        if (r >= 0 && fsync(fd) < 0)
+                r = negative_errno();
+        if (r >= 0 && renameat(dfd, tmp, dfd, name) < 0)
+                r = negative_errno();
+        if (r < 0)
+                (void) unlinkat(dfd, tmp, 0);
+        return r;
 }
 
 /* Replace whatever is at @name (a file, or a symlink elsewhere) with a
@@ -505,7 +865,7 @@ static int symlink_machine_id(int dfd, const char *name) {
         char tmp[NAME_MAX + 1];
         int k;
 
-        k = snprintf(tmp, sizeof(tmp), ".#%s.%ld", name, (long) getpid());
+        k = snprintf(tmp, sizeof(tmp), ".#%.200s.%ld", name, (long) getpid());
         if (k < 0 || (size_t) k >= sizeof(tmp))
                 return -ENAMETOOLONG;
         if (symlinkat(DBUS_MACHINE_ID_TARGET, dfd, tmp) < 0)
@@ -518,44 +878,58 @@ static int symlink_machine_id(int dfd, const char *name) {
         return 0;
 }
 
-int image_fix_one(int root_fd, const ImageFinding *f, MachineIdReset reset) {
+int image_fix_one(int root_fd, ImageFlags flags, const ImageFinding *f, MachineIdReset reset) {
         _cleanup_close_ int dfd = -EBADF;
-        ImageFinding again = {};
         const char *name;
-        struct stat st;
+        Node node;
+        Tree t;
         int r;
 
         if (f->state != IMAGE_FOUND || f->action == IMAGE_ACTION_NONE)
                 return -EINVAL;
-        /* Walked again: only what is still there, reached without a symlink, is touched. */
-        dfd = open_parent(root_fd, f->path, &name, &again);
+        r = tree_init(&t, root_fd, flags);
+        if (r < 0)
+                return r;
+        /* Walked again: only what is still there, reached the same way, is touched. */
+        dfd = fix_open_parent(&t, f, &name);
         if (dfd < 0)
-                return dfd == -ELOOP || dfd == -ENOTDIR ? -ESTALE : dfd;
-        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                return negative_errno();
+                return dfd;
+        if (!name_is_plain(name))
+                return -ESTALE;
+        r = node_at(dfd, name, &node);
+        if (r < 0)
+                return r;
+        if (!S_ISLNK(node.mode) && tree_crosses(&t, &node))
+                return -EXDEV;
+        /* The very file that was found: not another one put there since. */
+        if (node.dev != f->dev || node.ino != f->ino || handle_at(dfd, name) != f->handle)
+                return -ESTALE;
 
         switch (f->action) {
         case IMAGE_ACTION_REMOVE:
-                if (!S_ISREG(st.st_mode))
+                if (!S_ISREG(node.mode))
                         return -ESTALE;
+                /* The name only: another hard link keeps the file. */
                 if (unlinkat(dfd, name, 0) < 0)
                         return negative_errno();
-                r = 0;
                 break;
         case IMAGE_ACTION_RESET:
-                if (!S_ISREG(st.st_mode))
+                if (!S_ISREG(node.mode))
                         return -ESTALE;
-                return reset_machine_id(dfd, name, &st, reset);
+                r = reset_machine_id(dfd, name, &node, reset);
+                if (r < 0)
+                        return r;
+                break;
         case IMAGE_ACTION_SYMLINK:
-                if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+                if (!S_ISREG(node.mode) && !S_ISLNK(node.mode))
                         return -ESTALE;
                 r = symlink_machine_id(dfd, name);
+                if (r < 0)
+                        return r;
                 break;
         default:
                 return -EINVAL;
         }
-        if (r < 0)
-                return r;
         /* A removal or a rename is on disk only once its directory is. */
         if (fsync(dfd) < 0)
                 return negative_errno();

@@ -22,6 +22,7 @@ typedef struct CtlArgs {
         /* check-image */
         const char *root;            /* --root=, or the positional ROOT */
         bool fix, force;
+        bool cross_mounts;           /* --cross-mounts: walk into what is mounted inside the tree */
         MachineIdReset machine_id;   /* --machine-id=; _MACHINE_ID_RESET_INVALID: not given */
         /* plot, metrics */
         const char *compare;         /* plot --compare=: a saved timeline drawn below */

@@ -54,6 +54,7 @@ static void help(void) {
                "     --root=ROOT              check-image: the image's root directory\n"
                "     --fix                    check-image: remove or reset what clones would share\n"
                "     --force                  check-image: allow --fix on the running system's root\n"
+               "     --cross-mounts           check-image: walk into file systems mounted in the tree\n"
                "     --machine-id=uninitialized|empty\n"
                "                              check-image --fix: what /etc/machine-id becomes\n"
                "     --compare=TIMELINE.json  plot: draw this other boot below, on the same time axis\n"
@@ -79,6 +80,7 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                 ARG_MACHINE_ID,
                 ARG_COMPARE,
                 ARG_OUTPUT,
+                ARG_CROSS_MOUNTS,
         };
         static const struct option options[] = {
                 { "help",       no_argument,       NULL, 'h' },
@@ -92,6 +94,7 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                 { "machine-id", required_argument, NULL, ARG_MACHINE_ID },
                 { "compare",    required_argument, NULL, ARG_COMPARE },
                 { "output",     required_argument, NULL, ARG_OUTPUT },
+                { "cross-mounts", no_argument,     NULL, ARG_CROSS_MOUNTS },
                 {}
         };
         bool want_help = false;
@@ -148,6 +151,10 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                 case ARG_FORCE:
                         a->force = true;
                         *ret_image_option = "--force";
+                        break;
+                case ARG_CROSS_MOUNTS:
+                        a->cross_mounts = true;
+                        *ret_image_option = "--cross-mounts";
                         break;
                 case ARG_MACHINE_ID: {
                         MachineIdReset m = machine_id_reset_from_string(optarg);

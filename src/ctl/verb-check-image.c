@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* entropyctl check-image [--root=]ROOT [--fix [--force]] [--machine-id=uninitialized|empty] */
+/* entropyctl check-image [--root=]ROOT [--fix [--force]] [--machine-id=uninitialized|empty] [--cross-mounts] */
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -10,6 +10,7 @@
 #include "json.h"
 #include "log.h"
 #include "macro.h"
+#include "paths.h"
 #include "root.h"
 #include "terminal.h"
 
@@ -18,14 +19,56 @@ typedef struct FixResult {
         int error;                   /* < 0: why the fix failed */
 } FixResult;
 
-/* The running system's own root, however ROOT names it (/, //, a bind
- * mount, a symlink to /): the same inode on the same device. */
-static int is_running_root(int root_fd) {
-        struct stat a, b;
+/* Whether reading the image's configuration would take us across a mount
+ * point in the tree (ROOT/etc a bind mount of this system's /etc): then
+ * it is not read at all, as nothing else there is. 1, 0 or -errno. */
+static int config_crosses_mounts(int image_fd) {
+        static const char *const paths[] = { CONF_FILE, CONF_DROPIN_DIR };
 
-        if (fstat(root_fd, &a) < 0 || stat("/", &b) < 0)
-                return negative_errno();
-        return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                int fd = chase_open_at(image_fd, paths[i], CHASE_NO_XDEV);
+
+                if (fd == -EXDEV)
+                        return 1;
+                safe_close(fd);
+        }
+        return 0;
+}
+
+/* The image's configuration, read inside it (links followed, never out of
+ * it), from the very directory @image_fd is. */
+static int load_image_config(const char *root, int image_fd, bool cross_mounts, Config *ret) {
+        struct stat a, b;
+        int r;
+
+        if (!cross_mounts) {
+                r = config_crosses_mounts(image_fd);
+                if (r > 0) {
+                        r = config_init(ret);
+                        if (r < 0)
+                                return r;
+                        ret->broken = strdup("the way to the configuration crosses a mount point in the tree, "
+                                             "not read without --cross-mounts");
+                        return ret->broken ? 0 : -ENOMEM;
+                }
+        }
+        r = root_set(root);
+        if (r < 0)
+                return r;
+        /* ROOT opened twice: the same directory both times, or nothing. */
+        r = root_fd();
+        if (r >= 0 && fstat(r, &b) < 0)
+                r = negative_errno();
+        if (r >= 0 && fstat(image_fd, &a) < 0)
+                r = negative_errno();
+        if (r >= 0 && (a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+                r = -ESTALE;
+        if (r >= 0)
+                r = config_load(ret, log_config_warning, NULL);
+        else
+                (void) config_init(ret);
+        (void) root_set(NULL);
+        return r;
 }
 
 static bool endswith_slash(const char *s) {
@@ -34,7 +77,16 @@ static bool endswith_slash(const char *s) {
 }
 
 static const char *fix_error_string(int r) {
-        return r == -ESTALE ? "it changed since it was looked at" : strerror(-r);
+        switch (r) {
+        case -ESTALE:
+                return "it changed since it was looked at";
+        case -EXDEV:
+                return "a mount point is now on the way to it: not crossed";
+        case IMAGE_ERR_SYSTEM_FILE:
+                return "it is this system's own file, reached through a mount in the tree: refused without --force";
+        default:
+                return strerror(-r);
+        }
 }
 
 static const char *fixed_text(const ImageFinding *f, MachineIdReset reset) {
@@ -50,9 +102,14 @@ static const char *fixed_text(const ImageFinding *f, MachineIdReset reset) {
         }
 }
 
-static void print_human(const char *root, const ImageFinding *f, size_t n, const FixResult *fr, bool fix,
-                        MachineIdReset reset) {
+static void print_human(const char *root, const Config *config, const ImageFinding *f, size_t n,
+                        const FixResult *fr, bool fix, MachineIdReset reset) {
         unsigned left = 0;
+
+        if (config->broken)
+                printf("%sconfiguration:%s %s\n    the seed directory it names is unknown: only %s was checked%s\n",
+                       ansi_yellow(), ansi_normal(), TERMINAL_ESCAPE(config->broken),
+                       TERMINAL_ESCAPE(config->seed_dir), fix ? " and fixed" : "");
 
         for (size_t i = 0; i < n; i++) {
                 const char *color = f[i].state == IMAGE_FOUND ? ansi_red() : ansi_yellow();
@@ -62,8 +119,10 @@ static void print_human(const char *root, const ImageFinding *f, size_t n, const
                 if (f[i].state == IMAGE_FOUND)
                         printf(" (%s)\n    %s\n", TERMINAL_ESCAPE(f[i].detail), f[i].check->why);
                 else
-                        printf(": %s\n    %s\n", TERMINAL_ESCAPE(f[i].detail), f[i].state == IMAGE_SYMLINK ?
-                               "suspicious in an image: check it by hand" : "check it by hand");
+                        printf(": %s\n    %s\n", TERMINAL_ESCAPE(f[i].detail),
+                               f[i].state == IMAGE_SYMLINK ? "suspicious in an image: check it by hand" :
+                               f[i].state == IMAGE_MOUNT_POINT ? "not checked: what is mounted there is not the "
+                               "image's own tree; --cross-mounts walks into it" : "check it by hand");
                 if (fr[i].fixed)
                         printf("    %sfixed:%s %s\n", ansi_green(), ansi_normal(), fixed_text(f + i, reset));
                 else {
@@ -77,12 +136,14 @@ static void print_human(const char *root, const ImageFinding *f, size_t n, const
 
         if (n == 0)
                 printf("%s: %sclean%s: no seed, secret or machine ID that clones would share.\n",
-                       root, ansi_green(), ansi_normal());
+                       root, config->broken ? ansi_yellow() : ansi_green(), ansi_normal());
         else if (left == 0)
                 printf("%s: fixed %zu finding%s.\n", root, n, n == 1 ? "" : "s");
         else
                 printf("%s: %u finding%s%s.\n", root, left, left == 1 ? "" : "s",
                        fix ? " left" : "; --fix removes the seeds and secrets and resets the machine IDs");
+        if (config->broken)
+                printf("%s: its configuration is broken: the check is not complete.\n", root);
 }
 
 static void print_json(const CtlArgs *a, const char *root, const Config *config, const ImageCheck *checks,
@@ -140,6 +201,7 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
         ImageCheck *checks = NULL;
         ImageFinding *findings = NULL;
         size_t n_checks = 0, n = 0, left = 0;
+        ImageFlags flags = (a->cross_mounts ? IMAGE_CROSS_MOUNTS : 0) | (a->force ? IMAGE_FORCE : 0);
         Config config;
         int r;
 
@@ -148,7 +210,8 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
                 return CTL_EXIT_USAGE;
         }
         if (!root) {
-                log_error("Usage: entropyctl check-image [--root=]ROOT [--fix [--force]] [--machine-id=uninitialized|empty]");
+                log_error("Usage: entropyctl check-image [--root=]ROOT [--fix [--force]] [--machine-id=uninitialized|empty] "
+                          "[--cross-mounts]");
                 return CTL_EXIT_USAGE;
         }
         if ((a->force || a->machine_id >= 0) && !a->fix) {
@@ -163,7 +226,8 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
                 return CTL_EXIT_FAILURE;
         }
         if (a->fix && !a->force) {
-                r = is_running_root(root_fd);
+                /* However ROOT names it: /, /., a symlink, a bind mount of /, /proc/self/root. */
+                r = fd_is_system_root(root_fd);
                 if (r < 0) {
                         log_error_errno(r, "Failed to compare '%s' with the running system's root: %m", root);
                         return CTL_EXIT_FAILURE;
@@ -176,19 +240,20 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
                 }
         }
 
-        /* Our seed is where the image's own configuration puts it, read
-         * inside the image (links followed, never out of it). */
-        r = root_set(root);
-        if (r < 0) {
-                log_error_errno(r, "Failed to open image root '%s': %m", root);
+        /* Our seed is where the image's own configuration puts it. A
+         * configuration that is broken (a Directory= with "..", say) names
+         * no directory we could trust: the default one is checked, and the
+         * check says it is not complete. */
+        r = load_image_config(root, root_fd, a->cross_mounts, &config);
+        if (r == -ESTALE) {
+                log_error("Failed to open image root '%s': it changed while it was being opened.", root);
+                config_done(&config);
                 return CTL_EXIT_FAILURE;
         }
-        r = config_load(&config, log_config_warning, NULL);
-        (void) root_set(NULL);
         if (r >= 0)
                 r = image_checks_build(config.seed_dir, &checks, &n_checks);
         if (r >= 0)
-                r = image_scan(root_fd, checks, n_checks, &findings, &n);
+                r = image_scan(root_fd, flags, checks, n_checks, &findings, &n);
         if (r >= 0 && n > 0) {
                 fr = calloc(n, sizeof(FixResult));
                 if (!fr)
@@ -204,7 +269,7 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
                         left++;
                         continue;
                 }
-                r = image_fix_one(root_fd, findings + i, reset);
+                r = image_fix_one(root_fd, flags, findings + i, reset);
                 if (r < 0) {
                         log_error_errno(r, "Failed to fix %s%s%s: %s", root, endswith_slash(root) ? "" : "/",
                                         findings[i].path, fix_error_string(r));
@@ -217,8 +282,8 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
         if (a->json != JSON_FORMAT_OFF)
                 print_json(a, root, &config, checks, n_checks, findings, n, fr, reset);
         else if (!a->quiet)
-                print_human(root, findings, n, fr, a->fix, reset);
-        r = left == 0 ? CTL_EXIT_OK : CTL_EXIT_FAILURE;
+                print_human(root, &config, findings, n, fr, a->fix, reset);
+        r = left == 0 && !config.broken ? CTL_EXIT_OK : CTL_EXIT_FAILURE;
 
 finish:
         image_findings_free(findings, n);

@@ -141,7 +141,7 @@ static void test_scan_and_fix(void **state) {
         assert_int_equal(image_checks_build("/var/lib/entropy-gate", &c, &n_checks), 0);
         root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         assert_true(root_fd >= 0);
-        assert_int_equal(image_scan(root_fd, c, n_checks, &f, &n), 0);
+        assert_int_equal(image_scan(root_fd, 0, c, n_checks, &f, &n), 0);
         for (size_t i = 0; i < n; i++)
                 print_message("%s: %s %s (%s)\n", f[i].path, image_state_to_string(f[i].state),
                               strna(image_action_to_string(f[i].action)), f[i].detail);
@@ -176,9 +176,9 @@ static void test_scan_and_fix(void **state) {
         old_umask = umask(077);
         for (size_t i = 0; i < n; i++)
                 if (f[i].action != IMAGE_ACTION_NONE)
-                        assert_int_equal(image_fix_one(root_fd, f + i, MACHINE_ID_RESET_EMPTY), 0);
+                        assert_int_equal(image_fix_one(root_fd, 0, f + i, MACHINE_ID_RESET_EMPTY), 0);
                 else
-                        assert_int_equal(image_fix_one(root_fd, f + i, MACHINE_ID_RESET_EMPTY), -EINVAL);
+                        assert_int_equal(image_fix_one(root_fd, 0, f + i, MACHINE_ID_RESET_EMPTY), -EINVAL);
         umask(old_umask);
 
         path_of(p, root, "etc/machine-id");
@@ -200,7 +200,7 @@ static void test_scan_and_fix(void **state) {
         image_findings_free(f, n);
 
         /* Clean now, but for what a person must look at. */
-        assert_int_equal(image_scan(root_fd, c, n_checks, &f, &n), 0);
+        assert_int_equal(image_scan(root_fd, 0, c, n_checks, &f, &n), 0);
         for (size_t i = 0; i < n; i++)
                 assert_int_equal(f[i].action, IMAGE_ACTION_NONE);
         assert_int_equal(n, 2);   /* the symlinked /var/lib/seedrng, the subdirectory */
@@ -208,13 +208,13 @@ static void test_scan_and_fix(void **state) {
 
         /* Changed between the look and the fix: a symlink now, not touched. */
         test_write_text(root, "etc/urandom.seed", "seed");
-        assert_int_equal(image_scan(root_fd, c, n_checks, &f, &n), 0);
+        assert_int_equal(image_scan(root_fd, 0, c, n_checks, &f, &n), 0);
         x = must_find(f, n, "etc/urandom.seed");
         path_of(p, root, "etc/urandom.seed");
         assert_int_equal(unlink(p), 0);
         path_of(q, outside, "machine-id");
         assert_int_equal(symlink(q, p), 0);
-        assert_int_equal(image_fix_one(root_fd, x, MACHINE_ID_RESET_UNINITIALIZED), -ESTALE);
+        assert_int_equal(image_fix_one(root_fd, 0, x, MACHINE_ID_RESET_UNINITIALIZED), -ESTALE);
         assert_int_equal(lstat(p, &st), 0);
         assert_true(S_ISLNK(st.st_mode));
         assert_int_equal(stat(q, &st), 0);
@@ -225,12 +225,118 @@ static void test_scan_and_fix(void **state) {
         test_rm_rf(dir);
 }
 
+
+static void test_checks_refuse(void **state) {
+        static const char *const bad[] = { "relative", "/srv/../x", "/srv/./x", "/srv//x", "/..", "" };
+        ImageCheck *c;
+        size_t n;
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                print_message("case %zu: %s\n", i, bad[i]);
+                assert_int_equal(image_checks_build(bad[i], &c, &n), -EINVAL);
+        }
+        assert_int_equal(image_checks_build("/srv/eg//", &c, &n), 0);
+        assert_string_equal(c[0].path, "srv/eg/seed");
+        image_checks_free(c, n);
+}
+
+/* Each offending path once, whatever the details say: two symlinks whose
+ * paths agree in their first 1200 bytes and point at the same target are
+ * two findings; one symlink on the way to three paths is one. */
+static void test_each_path_once(void **state) {
+        char dir[PATH_MAX], root[PATH_MAX + 8], seed_dir[1300], p[PATH_MAX * 2];
+        _cleanup_close_ int root_fd = -EBADF;
+        ImageCheck *c;
+        ImageFinding *f;
+        size_t n_checks, n, boot = 0;
+
+        test_tmpdir(dir, "test-check-image-once");
+        snprintf(root, sizeof(root), "%s/root", dir);
+        test_mkdir_p(dir, "root");
+        strcpy(seed_dir, "/srv");
+        for (int i = 0; i < 6; i++)
+                snprintf(seed_dir + strlen(seed_dir), sizeof(seed_dir) - strlen(seed_dir), "/%0200d", i);
+        test_mkdir_p(root, seed_dir + 1);
+        snprintf(p, sizeof(p), "%s%s/seed", root, seed_dir);
+        assert_int_equal(symlink("/nowhere", p), 0);
+        snprintf(p, sizeof(p), "%s%s/credentials", root, seed_dir);
+        assert_int_equal(symlink("/nowhere", p), 0);
+        snprintf(p, sizeof(p), "%s/boot", root);
+        assert_int_equal(symlink("/nowhere", p), 0);
+
+        assert_int_equal(image_checks_build(seed_dir, &c, &n_checks), 0);
+        root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(root_fd >= 0);
+        assert_int_equal(image_scan(root_fd, 0, c, n_checks, &f, &n), 0);
+        assert_int_equal(must_find(f, n, c[0].path)->state, IMAGE_SYMLINK);
+        assert_int_equal(must_find(f, n, c[1].path)->state, IMAGE_SYMLINK);
+        for (size_t i = 0; i < n; i++)
+                boot += streq(f[i].where, "boot");
+        assert_int_equal(boot, 1);
+        image_findings_free(f, n);
+        image_checks_free(c, n_checks);
+        test_rm_rf(dir);
+}
+
+/* A fix acts on the very file found, by its name only. */
+static void test_fix_identity(void **state) {
+        char dir[PATH_MAX], root[PATH_MAX + 8], outside[PATH_MAX + 8], p[PATH_MAX * 2], q[PATH_MAX * 2];
+        _cleanup_close_ int root_fd = -EBADF;
+        ImageCheck *c;
+        ImageFinding *f, *x;
+        size_t n_checks, n;
+        struct stat st, before;
+
+        test_tmpdir(dir, "test-check-image-identity");
+        snprintf(root, sizeof(root), "%s/root", dir);
+        snprintf(outside, sizeof(outside), "%s/outside", dir);
+        test_mkdir_p(dir, "root");
+        test_mkdir_p(dir, "outside");
+        test_write_text(outside, "seed", "the host's");
+        test_write_text(root, "etc/urandom.seed", "seed");
+        test_mkdir_p(root, "var/lib/entropy-gate");
+        path_of(p, root, "var/lib/entropy-gate/seed");
+        path_of(q, outside, "seed");
+        assert_int_equal(link(q, p), 0);
+        assert_int_equal(stat(q, &before), 0);
+
+        assert_int_equal(image_checks_build("/var/lib/entropy-gate", &c, &n_checks), 0);
+        root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(root_fd >= 0);
+        assert_int_equal(image_scan(root_fd, 0, c, n_checks, &f, &n), 0);
+
+        /* Hard-linked from outside: the name goes, the file stays as it was. */
+        x = must_find(f, n, "var/lib/entropy-gate/seed");
+        assert_non_null(strstr(x->detail, "2 links"));
+        assert_int_equal(image_fix_one(root_fd, 0, x, MACHINE_ID_RESET_UNINITIALIZED), 0);
+        assert_int_equal(lstat(p, &st), -1);
+        assert_int_equal(stat(q, &st), 0);
+        assert_int_equal(st.st_size, before.st_size);
+        assert_int_equal(st.st_mtim.tv_sec, before.st_mtim.tv_sec);
+        assert_int_equal(st.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+
+        /* Another file put in its place since: not touched. */
+        x = must_find(f, n, "etc/urandom.seed");
+        path_of(p, root, "etc/urandom.seed");
+        assert_int_equal(unlink(p), 0);
+        test_write_text(root, "etc/urandom.seed", "another");
+        assert_int_equal(image_fix_one(root_fd, 0, x, MACHINE_ID_RESET_UNINITIALIZED), -ESTALE);
+        assert_int_equal(stat(p, &st), 0);
+
+        image_findings_free(f, n);
+        image_checks_free(c, n_checks);
+        test_rm_rf(dir);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_symlink_names),
                 cmocka_unit_test(test_strings),
                 cmocka_unit_test(test_checks),
                 cmocka_unit_test(test_scan_and_fix),
+                cmocka_unit_test(test_checks_refuse),
+                cmocka_unit_test(test_each_path_once),
+                cmocka_unit_test(test_fix_identity),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""entropyctl check-image on trees prepared by an attacker (no privileges
+needed; bind mounts are ci-check-image-mounts.py's). Beside the image, a
+"host" tree stands for the building machine; it and this machine's own
+seed and machine-id files must not change (content, mtime), whatever the
+image holds:
+
+- the attacks that once worked: Directory=/../../..HOST/aws in the
+  image's configuration (check-image --fix removed HOST/aws/credentials),
+  IMG/etc and IMG/var/lib symlinked to the host's and to this machine's;
+- the class: for every path check-image looks at (from its own list, with
+  a configured Directory= too), at every component, an absolute symlink to
+  the host, a relative one climbing out with "..", and a Directory= with
+  ".." at that component; each with --fix and without;
+- hard links from the host into the image: --fix removes or replaces the
+  name, never writes the file;
+- this system's root as ROOT however spelled: --fix refused;
+- every offending path reported once, however alike their details;
+- the attacks again with openat2() failing (ENOSYS, injected with strace),
+  as on kernels before 5.6: the resolver's rules by hand.
+
+Usage: ci-check-image.py ENTROPYCTL CONF_FILE
+"""
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ci_tree as T  # noqa: E402
+
+ctl, conf_file = os.path.abspath(sys.argv[1]), sys.argv[2]
+conf_rel = conf_file.lstrip("/")
+F = T.Failures()
+HOST_FILES = []
+UP = "../" * 40
+
+
+def attempt(label, root, host, args, want_rc=1, must_report=None):
+    """Run check-image on @root with @args: the host tree and this machine's
+    files must not change; with @must_report, a finding whose detail holds it."""
+    label = ("[by hand] " if T.WRAPPER else "") + label
+    before, real = T.snapshot(host), T.snapshot_real()
+    doc, p = T.run_json(ctl, root, *args)
+    after, real_after = T.snapshot(host), T.snapshot_real()
+    if not F.check(not T.diff(before, after), f"{label} {args}: the host tree changed: {T.diff(before, after)[:5]}"):
+        # Put it back, so that the next attack is judged on its own.
+        T.fill(host, HOST_FILES)
+    F.check(not T.diff(real, real_after), f"{label} {args}: this machine's files changed: {T.diff(real, real_after)}")
+    if not F.check(doc is not None, f"{label} {args}: no JSON: exit {p.returncode} {p.stdout!r} {p.stderr!r}"):
+        return None
+    F.check(p.returncode == want_rc, f"{label} {args}: exit {p.returncode}, expected {want_rc}: {p.stderr}")
+    if must_report:
+        F.check(any(must_report in f["detail"] for f in doc["findings"]),
+                f"{label} {args}: nothing says {must_report!r}: {[f['detail'] for f in doc['findings']]}")
+    return doc
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    img, host = os.path.join(tmp, "img"), os.path.join(tmp, "host")
+
+    def fresh(files):
+        shutil.rmtree(img, ignore_errors=True)
+        os.makedirs(img)
+        T.fill(img, files)
+
+    os.makedirs(img)
+    files = T.checked_files(ctl, img)
+    shutil.rmtree(host, ignore_errors=True)
+    HOST_FILES[:] = files + ["aws/credentials", "aws/seed", "srv/eg/seed", "srv/eg/credentials"]
+    T.fill(host, HOST_FILES)
+
+    # The attacks with openat2() and with the resolver's rules by hand
+    # (openat2() failing with ENOSYS, injected with strace).
+    for T.WRAPPER in [[]] + ([T.BY_HAND] if T.have_strace() else []):
+        # ---- The attacks that once worked.
+        # Directory= leading out of the image with "..": the image's credential
+        # memory is named "credentials", as is a cloud provider's key file.
+        for directory in (UP + host.lstrip("/") + "/aws", "/.." * 40 + host + "/aws", "/var/lib/" + UP + host + "/aws",
+                          "/srv/./eg", "/srv//eg", "/srv/eg/", "srv/eg"):
+            for fix in ([], ["--fix"]):
+                fresh(files)
+                T.put(img, conf_rel, f"[Seed]\nDirectory={directory}\n")
+                doc = attempt(f"Directory={directory}", img, host, fix)
+                if doc:
+                    F.check(doc["configuration_problem"] and doc["seed_directory"] == "/var/lib/entropy-gate",
+                            f"Directory={directory}: {doc['configuration_problem']!r} {doc['seed_directory']!r}")
+                    F.check(all(not f["path"].startswith("/aws") and ".." not in f["path"] for f in doc["findings"]),
+                            f"Directory={directory}: {[f['path'] for f in doc['findings']]}")
+        # IMG/etc and IMG/var/lib linked to the host's, and to this machine's.
+        for rel in ("etc", "var/lib", "var", "var/lib/systemd", "etc/machine-id"):
+            for target in (os.path.join(host, rel), "/" + rel, UP + host.lstrip("/") + "/" + rel):
+                for fix in ([], ["--fix"], ["--fix", "--force"]):
+                    fresh(files)
+                    T.replace_with_link(img, rel, target)
+                    attempt(f"{rel} -> {target}", img, host, fix, must_report=f"/{rel} is a symlink to {target}")
+    T.WRAPPER = []
+
+    # ---- The class: every component of every path check-image looks at.
+    conf_files = files + ["srv/eg/seed", "srv/eg/credentials"]
+    for configured in (False, True):
+        fs = conf_files if configured else files
+        for pre in T.prefixes(fs):
+            if configured and not pre.startswith("srv"):
+                continue
+            for kind, target in (("absolute", os.path.join(host, pre)), ("climbing", UP + host.lstrip("/") + "/" + pre)):
+                for fix in ([], ["--fix"]):
+                    fresh(fs)
+                    if configured:
+                        T.put(img, conf_rel, "[Seed]\nDirectory=/srv/eg\n")
+                    T.replace_with_link(img, pre, target)
+                    if pre == "var/lib/dbus/machine-id":
+                        # The one symlink that is a finding of its own:
+                        # replaced (the name) by one to /etc/machine-id.
+                        attempt(f"{kind} symlink at /{pre}", img, host, fix, want_rc=0 if fix else 1,
+                                must_report=f"a symlink to {target}, not to /etc/machine-id")
+                        continue
+                    attempt(f"{kind} symlink at /{pre}", img, host, fix, must_report=f"/{pre} is a symlink to")
+    # ".." at every component of the seed directory, and past the top.
+    parts = ["srv", "eg"]
+    for i in range(len(parts) + 1):
+        for climb in (1, 2, 40):
+            d = "/" + "/".join(parts[:i] + [".."] * climb) + host + "/srv/eg"
+            for fix in ([], ["--fix"]):
+                fresh(conf_files)
+                T.put(img, conf_rel, f"[Seed]\nDirectory={d}\n")
+                doc = attempt(f"Directory={d}", img, host, fix)
+                F.check(doc and doc["configuration_problem"], f"Directory={d}: accepted")
+
+    # ---- Hard links from the host: names removed or replaced, files never written.
+    linked = [f for f in files if not f.endswith("/other")]
+    for fix in ([], ["--fix"], ["--fix", "--machine-id=empty"]):
+        fresh(files)
+        for rel in linked:
+            os.unlink(os.path.join(img, rel))
+            os.link(os.path.join(host, rel), os.path.join(img, rel))
+        doc = attempt("hard links", img, host, fix, want_rc=1 if not fix else 0)
+        if fix and doc:
+            for rel in linked:
+                p = os.path.join(img, rel)
+                F.check(not os.path.lexists(p) or os.stat(p).st_ino != os.stat(os.path.join(host, rel)).st_ino,
+                        f"hard link {rel}: still the host's file after --fix")
+
+    # ---- Each offending path once, however alike the details: two symlinks
+    # whose paths agree in their first 1100 bytes, to the same target.
+    long_dir = "/srv/" + "/".join(["d" * 200] * 6)
+    fresh(files)
+    T.put(img, conf_rel, f"[Seed]\nDirectory={long_dir}\n")
+    for name in ("seed", "credentials"):
+        os.makedirs(os.path.join(img, long_dir.lstrip("/")), exist_ok=True)
+        os.symlink("/nowhere", os.path.join(img, long_dir.lstrip("/"), name))
+    doc = attempt("long paths alike", img, host, [])
+    if doc:
+        got = sorted(f["path"] for f in doc["findings"] if f["path"].startswith(long_dir))
+        F.check(got == [long_dir + "/credentials", long_dir + "/seed"], f"long paths alike: {got}")
+        paths = [f["path"] for f in doc["findings"]]
+        F.check(len(paths) == len(set(paths)), f"a path reported twice: {paths}")
+    # One symlink on the way to several paths: one finding.
+    fresh(files)
+    T.replace_with_link(img, "boot", "/nowhere")
+    doc = attempt("one symlink, many paths", img, host, [])
+    if doc:
+        n = [f for f in doc["findings"] if f["detail"].startswith("/boot is a symlink")]
+        F.check(len(n) == 1, f"/boot reported {len(n)} times")
+
+    # ---- This system's root, however spelled: --fix refused. As nobody
+    # when root: were the refusal to fail, nothing of this machine's could
+    # be written.
+    public = tempfile.mkdtemp()
+    try:
+        os.chmod(public, 0o755)
+        os.symlink("/", os.path.join(public, "to-slash"))
+        os.symlink("/proc/self/root", os.path.join(public, "to-proc-self-root"))
+        for r in ("/", "//", "/.", "/./", "/proc/self/root", "/proc/self/root/.",
+                  os.path.join(public, "to-slash"), os.path.join(public, "to-proc-self-root"), "/etc/..", "/var/../"):
+            for args in ([r, "--fix"], ["--root=" + r, "--fix", "--machine-id=empty"], [r, "--fix", "--cross-mounts"]):
+                before = T.snapshot_real()
+                p = T.run(ctl, *args, preexec=T.as_nobody)
+                F.check(p.returncode == 1 and p.stderr.startswith("entropyctl: Refusing --fix on") and not p.stdout,
+                        f"{args}: exit {p.returncode} {p.stderr!r} {p.stdout[:200]!r}")
+                F.check(not T.diff(before, T.snapshot_real()), f"{args}: this machine's files changed")
+    finally:
+        shutil.rmtree(public)
+
+F.exit("ci-check-image")
