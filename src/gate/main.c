@@ -42,9 +42,15 @@ static void help(void) {
                program_invocation_short_name);
 }
 
-static void notify(Gate *g, const char *message) {
-        int r = notify_send(message);
+/* STATUS= lines. While waiting (@timeout 0) a line that finds the
+ * receiver's queue full is dropped, not waited for: the next one replaces
+ * it, and the wait must go on noticing the pool. A final one waits, but
+ * never for ever (notify.h). */
+static void notify(Gate *g, const char *message, usec_t timeout) {
+        int r = notify_send_timeout(message, timeout);
 
+        if (r == -EAGAIN)
+                return;
         if (r < 0 && !g->notify_failed) {
                 g->notify_failed = true;
                 log_warning_errno(r, "Failed to notify the service manager: %m");
@@ -58,14 +64,14 @@ static void on_event(GateEvent event, usec_t elapsed, void *userdata) {
         switch (event) {
         case GATE_EVENT_WAITING:
                 log_info("Kernel random pool not initialized yet, waiting.");
-                notify(g, STATUS_WAITING);
+                notify(g, STATUS_WAITING, 0);
                 break;
 
         case GATE_EVENT_TICK:
                 /* Ticks come at whole seconds; rounding hides timer slack. */
                 snprintf(buf, sizeof(buf), STATUS_WAITING " (%llus elapsed)",
                          (unsigned long long) ((elapsed + USEC_PER_SEC / 2) / USEC_PER_SEC));
-                notify(g, buf);
+                notify(g, buf, 0);
                 break;
 
         case GATE_EVENT_WARN: {
@@ -83,7 +89,7 @@ static void on_event(GateEvent event, usec_t elapsed, void *userdata) {
                             FORMAT_DURATION(elapsed), u.release);
                 snprintf(buf, sizeof(buf), STATUS_WAITING " (%s elapsed; no entropy source? see the journal)",
                          FORMAT_DURATION(elapsed));
-                notify(g, buf);
+                notify(g, buf, 0);
                 break;
         }
         }
@@ -153,6 +159,10 @@ static int report_ready(Gate *g, const GateArgs *args, const char *message) {
         r = notify_send(message);
         if (r < 0) {
                 g->notify_failed = true;
+                if (r == -ETIMEDOUT)
+                        return log_error_errno(r, "Failed to send READY=1 to the service manager: "
+                                               "no room in its queue for %s, it is not reading.",
+                                               FORMAT_DURATION(NOTIFY_SEND_TIMEOUT_DEFAULT));
                 return log_error_errno(r, "Failed to send READY=1 to the service manager: %m");
         }
         if (args->ready_fd >= 0) {
@@ -215,7 +225,7 @@ static int run(const GateArgs *args) {
                 else
                         log_error_errno(r, "Failed to wait for the kernel random pool: %m");
                 snprintf(buf, sizeof(buf), "STATUS=Failed to wait for the kernel random pool: %s", strerror(-r));
-                notify(&g, buf);
+                notify(&g, buf, NOTIFY_SEND_TIMEOUT_DEFAULT);
                 res.start = res.end = now_usec(CLOCK_BOOTTIME);
                 write_result(RECORD_OUTCOME_ERROR, &res);
                 barrier(&g);
@@ -254,7 +264,7 @@ static int run(const GateArgs *args) {
                                   FORMAT_DURATION(res.waited));
                         snprintf(buf, sizeof(buf), "STATUS=Timed out after %s waiting for the kernel random pool",
                                  FORMAT_DURATION(res.waited));
-                        notify(&g, buf);
+                        notify(&g, buf, NOTIFY_SEND_TIMEOUT_DEFAULT);
                         ret = GATE_EXIT_TIMEOUT;
                 }
                 break;
@@ -265,7 +275,7 @@ static int run(const GateArgs *args) {
                            signal_name(res.signal), FORMAT_DURATION(res.waited));
                 snprintf(buf, sizeof(buf), "STATUS=Interrupted by %s while waiting for the kernel random pool",
                          signal_name(res.signal));
-                notify(&g, buf);
+                notify(&g, buf, NOTIFY_SEND_TIMEOUT_DEFAULT);
                 ret = GATE_EXIT_INTERRUPTED;
                 break;
         }
