@@ -38,3 +38,7 @@ eg_hostile_input_test(notify-full-receiver notify-full-receiver.py
 if(TARGET eg-ctl)
   eg_hostile_input_test(term-output term-output.c LIBS eg-ctl)
 endif()
+
+# Configuration files that are symbolic links to nothing, more drop-ins,
+# bytes or units than the caps, a byte order mark.
+eg_hostile_input_test(cfg-load cfg-load.c)
