@@ -13,6 +13,7 @@
 #include "multicall.h"
 #include "notify.h"
 #include "paths.h"
+#include "proc-cmdline.h"
 #include "runstate.h"
 
 #define STATUS_WAITING "STATUS=Waiting for the kernel random pool to be initialized"
@@ -35,9 +36,12 @@ static void help(void) {
                "     --warn-after=DURATION   Log a warning with remedies after DURATION\n"
                "                             (default: 10s)\n"
                "     --ready-fd=N            Also write a newline to fd N when ready\n"
-               "  -q --quiet                 Log only warnings and errors\n\n"
+               "  -q --quiet                 Log only warnings and errors\n"
+               "     --initrd-enabled        Only answer: exit 0 if the gate is to wait in the\n"
+               "                             initrd, 5 if entropy_gate.initrd= turns it off\n\n"
                "Durations: 10, 10s, 500ms, 2min, 1h, infinity.\n"
-               "Exit status: 0 ready, 1 error, 2 usage, 3 timed out, 4 interrupted.\n"
+               "Exit status: 0 ready, 1 error, 2 usage, 3 timed out, 4 interrupted,\n"
+               "5 disabled in the initrd (--initrd-enabled only).\n"
                "See the entropy-gate(8) manual page for details.\n",
                program_invocation_short_name);
 }
@@ -287,6 +291,29 @@ static int run(const GateArgs *args) {
         return ret;
 }
 
+/* --initrd-enabled: the initrd's scripts and units ask this rather than
+ * split /proc/cmdline themselves, which the shell does differently from
+ * the kernel (quotes, 0xA0). Anything that goes wrong answers "enabled". */
+static int initrd_enabled(void) {
+        _cleanup_free_ char *cmdline = NULL, *invalid = NULL;
+        int r;
+
+        r = proc_cmdline_read(&cmdline);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the kernel command line, waiting in the initrd: %m");
+                return GATE_EXIT_READY;
+        }
+        r = gate_initrd_enabled(cmdline, &invalid);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot parse the kernel command line, waiting in the initrd: %m");
+                return GATE_EXIT_READY;
+        }
+        if (invalid)
+                log_warning("Invalid entropy_gate.initrd=%s on the kernel command line (expected a boolean), "
+                            "waiting in the initrd.", invalid);
+        return r > 0 ? GATE_EXIT_READY : GATE_EXIT_INITRD_DISABLED;
+}
+
 int entropy_gate_main(int argc, char *argv[]) {
         GateArgs args;
         char error[256];
@@ -307,6 +334,8 @@ int entropy_gate_main(int argc, char *argv[]) {
                 return GATE_EXIT_READY;
         }
         log_set_quiet(args.quiet);
+        if (args.action == GATE_ACTION_INITRD_ENABLED)
+                return initrd_enabled();
         if (args.ready_fd >= 0 && fcntl(args.ready_fd, F_GETFD) < 0) {
                 log_error("Invalid --ready-fd=%i: not an open file descriptor.", args.ready_fd);
                 return GATE_EXIT_USAGE;

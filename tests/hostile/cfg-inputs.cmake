@@ -42,3 +42,14 @@ endif()
 # Configuration files that are symbolic links to nothing, more drop-ins,
 # bytes or units than the caps, a byte order mark.
 eg_hostile_input_test(cfg-load cfg-load.c)
+
+# The initrd's entropy_gate.initrd= switch, read as the kernel splits the
+# command line (quoted values, 0xA0), never as the shell does.
+eg_hostile_input_test(initrd-cmdline initrd-cmdline.sh
+                      ARGS ${CMAKE_BINARY_DIR}/initrd/entropy-gate-initrd $<TARGET_FILE:entropy-gate-fakepool>
+                           $<TARGET_FILE:entropy-seed-fakepool>
+                           ${CMAKE_BINARY_DIR}/initrd/dracut/90entropy-gate/entropy-gate-initrd.service
+                      TIMEOUT 120)
+
+# The kernel command line split as the kernel splits it: 0xA0, quotes.
+eg_hostile_input_test(cmdline-split cmdline-split.c)
