@@ -69,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         text = malloc(size + 1);
         if (!text)
                 return 0;
-        memcpy(text, data, size);
+        if (size > 0)
+                memcpy(text, data, size);
         text[size] = 0;
         questions(text, strlen(text));
 
@@ -77,14 +78,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_root_write("/proc/cmdline", data, size);
         r = proc_cmdline_read_into(buf, sizeof(buf));
         if (r == 0) {
-                if (size > sizeof(buf) - 2 || memcmp(buf, data, strnlen(buf, size)) != 0)
+                if (size > sizeof(buf) - 2 || (size > 0 && memcmp(buf, data, strnlen(buf, size)) != 0))
                         abort();
                 questions(buf, strlen(buf));
         } else if (r != -E2BIG || size <= sizeof(buf) - 2)
                 abort();
         r = proc_cmdline_read(&heap);
         if (r == 0) {
-                if (memcmp(heap, data, strnlen(heap, size)) != 0)
+                if (size > 0 && memcmp(heap, data, strnlen(heap, size)) != 0)
                         abort();
                 free(heap);
         } else if (r != -E2BIG && r != -EFBIG)

@@ -45,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         text = malloc(size + 1);
         if (!text)
                 return 0;
-        memcpy(text, data, size);
+        if (size > 0)
+                memcpy(text, data, size);
         text[size] = 0;
 
         if (config_init(&c) < 0)
@@ -70,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (config_load(&c, check_warning, &warnings) < 0)
                 abort();
         check_config(&c);
-        if ((size > CONFIG_FILE_MAX || memchr(data, 0, size)) && !c.broken)
+        if ((size > CONFIG_FILE_MAX || (size > 0 && memchr(data, 0, size))) && !c.broken)
                 abort();
         config_done(&c);
 
