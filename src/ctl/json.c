@@ -4,41 +4,7 @@
 #include "json.h"
 #include "string-table.h"
 #include "macro.h"
-
-/* Length of the valid UTF-8 sequence at @s (1..4), or 0 if the bytes there
- * are not one: a stray continuation byte, a truncated sequence, an overlong
- * encoding, a UTF-16 surrogate or a code point above U+10FFFF. */
-size_t utf8_valid_length(const unsigned char *s) {
-        unsigned char c = s[0];
-        uint32_t cp;
-        size_t n;
-
-        if (c < 0x80)
-                return 1;
-        if (c >= 0xc2 && c <= 0xdf) {
-                n = 2;
-                cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-                n = 3;
-                cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-                n = 4;
-                cp = c & 0x07;
-        } else
-                return 0; /* 0x80..0xc1 (continuation, overlong lead), 0xf5..0xff */
-
-        for (size_t i = 1; i < n; i++) {
-                /* Also stops at the NUL terminator, which is not a continuation byte. */
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000))
-                return 0;
-        if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-                return 0;
-        return n;
-}
+#include "utf8.h"
 
 void json_escape(FILE *f, const char *s) {
         const unsigned char *p = (const unsigned char *) s;
@@ -67,6 +33,13 @@ void json_escape(FILE *f, const char *s) {
                 if (n == 0) {
                         fputs("\\ufffd", f);
                         p++;
+                        continue;
+                }
+                /* C1 controls (U+0080..U+009F: U+009B is CSI) are legal in
+                 * a JSON string, but not on the terminal it may be shown on. */
+                if (n == 2 && utf8_code_point(p, n) < 0xa0) {
+                        fprintf(f, "\\u%04x", utf8_code_point(p, n));
+                        p += n;
                         continue;
                 }
                 fwrite(p, 1, n, f);
@@ -135,12 +108,23 @@ void json_object_end(JsonWriter *j) { close_level(j, '}'); }
 void json_array_begin(JsonWriter *j, const char *key) { open_level(j, key, '['); }
 void json_array_end(JsonWriter *j) { close_level(j, ']'); }
 
+/* As systemd's JSON output does (journalctl -o json): a string that is not
+ * valid UTF-8, which a path may well be, becomes the array of its bytes. */
+void json_bytes(FILE *f, const char *s, bool pretty) {
+        fputc('[', f);
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                fprintf(f, p == (const unsigned char *) s ? "%u" : pretty ? ", %u" : ",%u", *p);
+        fputc(']', f);
+}
+
 void json_string(JsonWriter *j, const char *key, const char *value) {
         member(j, key);
-        if (value)
+        if (!value)
+                fputs("null", j->f);
+        else if (utf8_is_valid(value))
                 json_escape(j->f, value);
         else
-                fputs("null", j->f);
+                json_bytes(j->f, value, j->pretty);
 }
 
 void json_int(JsonWriter *j, const char *key, int64_t value) {

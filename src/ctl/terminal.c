@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "macro.h"
 #include "terminal.h"
+#include "utf8.h"
 
 static bool use_colors;
 
@@ -43,14 +45,61 @@ const char *ansi_green(void) { return use_colors ? "\x1B[0;1;32m" : ""; }
 const char *ansi_bold(void) { return use_colors ? "\x1B[0;1;39m" : ""; }
 const char *ansi_normal(void) { return use_colors ? "\x1B[0m" : ""; }
 
-char *terminal_escape(const char *s, char *buf, size_t size) {
-        size_t o = 0;
+/* One piece of the escaped text for the bytes at @p: their escape or
+ * themselves. Returns how many input bytes it stands for; *ret_len is its
+ * length in @piece. */
+static size_t escape_piece(const unsigned char *p, char piece[static 16], size_t *ret_len) {
+        size_t n = utf8_valid_length(p);
 
-        for (const unsigned char *p = (const unsigned char *) s; *p && o + 5 < size; p++)
-                if (*p < 0x20 || *p == 0x7f)
-                        o += (size_t) snprintf(buf + o, size - o, "\\x%02x", *p);
-                else
-                        buf[o++] = (char) *p;
+        if (*p == '\\') {
+                memcpy(piece, "\\\\", 2);
+                *ret_len = 2;
+                return 1;
+        }
+        /* C0, DEL, C1 (U+0080..U+009F, which a terminal may take as CSI and
+         * friends) and every byte that is not part of valid UTF-8 (a
+         * terminal may read a lone 0x9b as CSI too). */
+        if (n == 0 || *p < 0x20 || *p == 0x7f || (n == 2 && utf8_code_point(p, n) < 0xa0)) {
+                size_t k = MAX(n, (size_t) 1);
+
+                for (size_t i = 0; i < k; i++)
+                        snprintf(piece + 4 * i, 5, "\\x%02x", p[i]);
+                *ret_len = 4 * k;
+                return k;
+        }
+        memcpy(piece, p, n);
+        *ret_len = n;
+        return n;
+}
+
+char *terminal_escape(const char *s, char *buf, size_t size) {
+        static const char cut[] = "...";
+        size_t total = 0, o = 0, limit;
+        char piece[16];
+
+        if (size == 0)
+                return buf;
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                size_t len;
+
+                p += escape_piece(p, piece, &len);
+                total += len;
+        }
+        /* Whole, or visibly cut short. */
+        limit = total < size ? total : size - 1 >= sizeof(cut) - 1 ? size - 1 - (sizeof(cut) - 1) : 0;
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                size_t len, k = escape_piece(p, piece, &len);
+
+                if (o + len > limit)
+                        break;
+                memcpy(buf + o, piece, len);
+                o += len;
+                p += k;
+        }
+        if (total >= size && o + sizeof(cut) - 1 < size) {
+                memcpy(buf + o, cut, sizeof(cut) - 1);
+                o += sizeof(cut) - 1;
+        }
         buf[o] = 0;
         return buf;
 }

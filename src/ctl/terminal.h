@@ -27,10 +27,14 @@ const char *ansi_green(void);        /* bold green: good */
 const char *ansi_bold(void);
 const char *ansi_normal(void);
 
-/* @s as text for a terminal: control characters (from a file name in an
- * image, a reason read from a file, a log message) become \xNN, so that
- * nothing shown can move the cursor or change colours. Into @buf of @size,
- * cut short if need be; returns @buf. */
+/* @s as text for a terminal, losslessly: every C0 control, DEL, C1 control
+ * (U+0080..U+009F, as UTF-8 or as a raw byte) and every byte that is not
+ * part of valid UTF-8 becomes \xNN, and a backslash becomes \\, so that
+ * nothing shown can move the cursor or change colours, and the bytes can be
+ * told back from the text (a file name in an image may hold any byte but
+ * NUL). Into @buf of @size; what does not fit is cut at a whole escape and
+ * ends in "..." (never for a path of up to PATH_MAX bytes with
+ * TERMINAL_ESCAPE()). Returns @buf. */
 char *terminal_escape(const char *s, char *buf, size_t size);
-#define TERMINAL_ESCAPE_MAX 4096
+#define TERMINAL_ESCAPE_MAX (4 * 4096 + 1)
 #define TERMINAL_ESCAPE(s) terminal_escape((s), (char[TERMINAL_ESCAPE_MAX]){}, TERMINAL_ESCAPE_MAX)

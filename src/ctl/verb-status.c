@@ -631,23 +631,23 @@ static void print_human(const Status *s) {
 
         printf(LABEL "%s %s %s\n", "Kernel", s->uts.sysname, s->uts.release, s->uts.machine);
         printf(LABEL "random.trust_cpu=%s, random.trust_bootloader=%s\n", "Trust",
-               s->trust_cpu_set ? strna(s->trust_cpu) : "kernel default",
-               s->trust_bootloader_set ? strna(s->trust_bootloader) : "kernel default");
+               s->trust_cpu_set ? TERMINAL_ESCAPE(strna(s->trust_cpu)) : "kernel default",
+               s->trust_bootloader_set ? TERMINAL_ESCAPE(strna(s->trust_bootloader)) : "kernel default");
 
         if (!s->hwrng.present)
                 printf(LABEL "none\n", "hw_random");
         else
                 printf(LABEL "%s (available: %s)\n", "hw_random",
-                       s->hwrng.current ?: "no current source",
-                       s->hwrng.available && *s->hwrng.available ? s->hwrng.available : "none");
+                       s->hwrng.current ? TERMINAL_ESCAPE(s->hwrng.current) : "no current source",
+                       s->hwrng.available && *s->hwrng.available ? TERMINAL_ESCAPE(s->hwrng.available) : "none");
 
         if (!s->seed.present)
-                printf(LABEL "%s: none yet\n", "Seed file", s->seed.path);
+                printf(LABEL "%s: none yet\n", "Seed file", TERMINAL_ESCAPE(s->seed.path));
         else if (s->seed.valid != 1)
-                printf(LABEL "%s: %s%s%s\n", "Seed file", s->seed.path, ansi_yellow(),
+                printf(LABEL "%s: %s%s%s\n", "Seed file", TERMINAL_ESCAPE(s->seed.path), ansi_yellow(),
                        TERMINAL_ESCAPE(strna(s->seed.problem)), ansi_normal());
         else
-                printf(LABEL "%s: %" PRId64 " bits, %s, %s%s%s, %s old\n", "Seed file", s->seed.path,
+                printf(LABEL "%s: %" PRId64 " bits, %s, %s%s%s, %s old\n", "Seed file", TERMINAL_ESCAPE(s->seed.path),
                        s->seed.seed_bits,
                        s->seed.creditable ? "creditable" : "not creditable",
                        s->seed.binding == BINDING_OTHER_MACHINE ? ansi_red() : "",

@@ -8,6 +8,7 @@
 #include "gate.h"
 #include "macro.h"
 #include "pool.h"
+#include "proc-cmdline.h"
 
 /* ---- Command line ---- */
 
@@ -17,6 +18,7 @@ enum {
         ARG_ON_TIMEOUT,
         ARG_WARN_AFTER,
         ARG_READY_FD,
+        ARG_INITRD_ENABLED,
 };
 
 static const struct option gate_options[] = {
@@ -27,6 +29,7 @@ static const struct option gate_options[] = {
         { "warn-after", required_argument, NULL, ARG_WARN_AFTER },
         { "ready-fd",   required_argument, NULL, ARG_READY_FD   },
         { "quiet",      no_argument,       NULL, 'q'            },
+        { "initrd-enabled", no_argument,   NULL, ARG_INITRD_ENABLED },
         {}
 };
 
@@ -72,6 +75,9 @@ int gate_parse_argv(int argc, char *argv[], GateArgs *ret, char *error, size_t e
                 case 'q':
                         a.quiet = true;
                         break;
+                case ARG_INITRD_ENABLED:
+                        a.action = GATE_ACTION_INITRD_ENABLED;
+                        break;
                 case ARG_TIMEOUT:
                         if (parse_duration(optarg, &a.timeout) < 0)
                                 FAIL("Invalid --timeout=%s: expected a duration such as 30s, 500ms, 2min or infinity", optarg);
@@ -111,6 +117,24 @@ int gate_parse_argv(int argc, char *argv[], GateArgs *ret, char *error, size_t e
 
         *ret = a;
         return 0;
+}
+
+int gate_initrd_enabled(const char *cmdline, char **ret_invalid) {
+        _cleanup_free_ char *value = NULL;
+        int r, b;
+
+        *ret_invalid = NULL;
+        r = proc_cmdline_get_key(cmdline, "entropy_gate.initrd", &value);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        if (!value)
+                return 1; /* a bare key is yes, as for every boolean there */
+        b = parse_boolean(value);
+        if (b < 0) {
+                *ret_invalid = TAKE_PTR(value);
+                return 1;
+        }
+        return b;
 }
 
 void gate_args_apply(const GateArgs *a, Config *c) {

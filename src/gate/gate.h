@@ -14,6 +14,7 @@ enum {
         GATE_EXIT_USAGE = 2,
         GATE_EXIT_TIMEOUT = 3,
         GATE_EXIT_INTERRUPTED = 4,
+        GATE_EXIT_INITRD_DISABLED = 5,  /* --initrd-enabled: no */
 };
 
 /* ---- Command line (pure) ---- */
@@ -22,6 +23,7 @@ typedef enum GateAction {
         GATE_ACTION_RUN,
         GATE_ACTION_HELP,
         GATE_ACTION_VERSION,
+        GATE_ACTION_INITRD_ENABLED,  /* --initrd-enabled: a question, answered by the exit status */
 } GateAction;
 
 /* What the command line said; the *_set flags say which options it gave,
@@ -43,6 +45,16 @@ typedef struct GateArgs {
  * the bad option or value in @error (never touching *ret). Pure apart from
  * getopt_long's own state, which it resets: it prints nothing. */
 int gate_parse_argv(int argc, char *argv[], GateArgs *ret, char *error, size_t error_size);
+
+/* Pure: does the kernel command line @cmdline leave the gate on in the
+ * initrd? Only entropy_gate.initrd= with a false value (0, no, n, false, f,
+ * off) turns it off, found as the kernel splits the command line
+ * (proc_cmdline_get_key(): quotes, 0xA0, "--"), so that a word inside
+ * another parameter's quoted value never counts. Absent, bare, true, or a
+ * value that does not parse (returned in *ret_invalid, else NULL) leaves it
+ * on: a switch that turns a safety off fails closed. Returns 1 (on), 0 (off)
+ * or -ENOMEM. */
+int gate_initrd_enabled(const char *cmdline, char **ret_invalid);
 
 /* Layer the explicit options over @c (defaults, files, kernel command line). */
 void gate_args_apply(const GateArgs *a, Config *c);

@@ -13,6 +13,7 @@
 #include "multicall.h"
 #include "notify.h"
 #include "paths.h"
+#include "proc-cmdline.h"
 #include "runstate.h"
 
 #define STATUS_WAITING "STATUS=Waiting for the kernel random pool to be initialized"
@@ -35,16 +36,25 @@ static void help(void) {
                "     --warn-after=DURATION   Log a warning with remedies after DURATION\n"
                "                             (default: 10s)\n"
                "     --ready-fd=N            Also write a newline to fd N when ready\n"
-               "  -q --quiet                 Log only warnings and errors\n\n"
+               "  -q --quiet                 Log only warnings and errors\n"
+               "     --initrd-enabled        Only answer: exit 0 if the gate is to wait in the\n"
+               "                             initrd, 5 if entropy_gate.initrd= turns it off\n\n"
                "Durations: 10, 10s, 500ms, 2min, 1h, infinity.\n"
-               "Exit status: 0 ready, 1 error, 2 usage, 3 timed out, 4 interrupted.\n"
+               "Exit status: 0 ready, 1 error, 2 usage, 3 timed out, 4 interrupted,\n"
+               "5 disabled in the initrd (--initrd-enabled only).\n"
                "See the entropy-gate(8) manual page for details.\n",
                program_invocation_short_name);
 }
 
-static void notify(Gate *g, const char *message) {
-        int r = notify_send(message);
+/* STATUS= lines. While waiting (@timeout 0) a line that finds the
+ * receiver's queue full is dropped, not waited for: the next one replaces
+ * it, and the wait must go on noticing the pool. A final one waits, but
+ * never for ever (notify.h). */
+static void notify(Gate *g, const char *message, usec_t timeout) {
+        int r = notify_send_timeout(message, timeout);
 
+        if (r == -EAGAIN)
+                return;
         if (r < 0 && !g->notify_failed) {
                 g->notify_failed = true;
                 log_warning_errno(r, "Failed to notify the service manager: %m");
@@ -58,14 +68,14 @@ static void on_event(GateEvent event, usec_t elapsed, void *userdata) {
         switch (event) {
         case GATE_EVENT_WAITING:
                 log_info("Kernel random pool not initialized yet, waiting.");
-                notify(g, STATUS_WAITING);
+                notify(g, STATUS_WAITING, 0);
                 break;
 
         case GATE_EVENT_TICK:
                 /* Ticks come at whole seconds; rounding hides timer slack. */
                 snprintf(buf, sizeof(buf), STATUS_WAITING " (%llus elapsed)",
                          (unsigned long long) ((elapsed + USEC_PER_SEC / 2) / USEC_PER_SEC));
-                notify(g, buf);
+                notify(g, buf, 0);
                 break;
 
         case GATE_EVENT_WARN: {
@@ -83,7 +93,7 @@ static void on_event(GateEvent event, usec_t elapsed, void *userdata) {
                             FORMAT_DURATION(elapsed), u.release);
                 snprintf(buf, sizeof(buf), STATUS_WAITING " (%s elapsed; no entropy source? see the journal)",
                          FORMAT_DURATION(elapsed));
-                notify(g, buf);
+                notify(g, buf, 0);
                 break;
         }
         }
@@ -153,6 +163,10 @@ static int report_ready(Gate *g, const GateArgs *args, const char *message) {
         r = notify_send(message);
         if (r < 0) {
                 g->notify_failed = true;
+                if (r == -ETIMEDOUT)
+                        return log_error_errno(r, "Failed to send READY=1 to the service manager: "
+                                               "no room in its queue for %s, it is not reading.",
+                                               FORMAT_DURATION(NOTIFY_SEND_TIMEOUT_DEFAULT));
                 return log_error_errno(r, "Failed to send READY=1 to the service manager: %m");
         }
         if (args->ready_fd >= 0) {
@@ -215,7 +229,7 @@ static int run(const GateArgs *args) {
                 else
                         log_error_errno(r, "Failed to wait for the kernel random pool: %m");
                 snprintf(buf, sizeof(buf), "STATUS=Failed to wait for the kernel random pool: %s", strerror(-r));
-                notify(&g, buf);
+                notify(&g, buf, NOTIFY_SEND_TIMEOUT_DEFAULT);
                 res.start = res.end = now_usec(CLOCK_BOOTTIME);
                 write_result(RECORD_OUTCOME_ERROR, &res);
                 barrier(&g);
@@ -254,7 +268,7 @@ static int run(const GateArgs *args) {
                                   FORMAT_DURATION(res.waited));
                         snprintf(buf, sizeof(buf), "STATUS=Timed out after %s waiting for the kernel random pool",
                                  FORMAT_DURATION(res.waited));
-                        notify(&g, buf);
+                        notify(&g, buf, NOTIFY_SEND_TIMEOUT_DEFAULT);
                         ret = GATE_EXIT_TIMEOUT;
                 }
                 break;
@@ -265,7 +279,7 @@ static int run(const GateArgs *args) {
                            signal_name(res.signal), FORMAT_DURATION(res.waited));
                 snprintf(buf, sizeof(buf), "STATUS=Interrupted by %s while waiting for the kernel random pool",
                          signal_name(res.signal));
-                notify(&g, buf);
+                notify(&g, buf, NOTIFY_SEND_TIMEOUT_DEFAULT);
                 ret = GATE_EXIT_INTERRUPTED;
                 break;
         }
@@ -275,6 +289,29 @@ static int run(const GateArgs *args) {
         barrier(&g);
         config_done(&config);
         return ret;
+}
+
+/* --initrd-enabled: the initrd's scripts and units ask this rather than
+ * split /proc/cmdline themselves, which the shell does differently from
+ * the kernel (quotes, 0xA0). Anything that goes wrong answers "enabled". */
+static int initrd_enabled(void) {
+        _cleanup_free_ char *cmdline = NULL, *invalid = NULL;
+        int r;
+
+        r = proc_cmdline_read(&cmdline);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the kernel command line, waiting in the initrd: %m");
+                return GATE_EXIT_READY;
+        }
+        r = gate_initrd_enabled(cmdline, &invalid);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot parse the kernel command line, waiting in the initrd: %m");
+                return GATE_EXIT_READY;
+        }
+        if (invalid)
+                log_warning("Invalid entropy_gate.initrd=%s on the kernel command line (expected a boolean), "
+                            "waiting in the initrd.", invalid);
+        return r > 0 ? GATE_EXIT_READY : GATE_EXIT_INITRD_DISABLED;
 }
 
 int entropy_gate_main(int argc, char *argv[]) {
@@ -297,6 +334,8 @@ int entropy_gate_main(int argc, char *argv[]) {
                 return GATE_EXIT_READY;
         }
         log_set_quiet(args.quiet);
+        if (args.action == GATE_ACTION_INITRD_ENABLED)
+                return initrd_enabled();
         if (args.ready_fd >= 0 && fcntl(args.ready_fd, F_GETFD) < 0) {
                 log_error("Invalid --ready-fd=%i: not an open file descriptor.", args.ready_fd);
                 return GATE_EXIT_USAGE;

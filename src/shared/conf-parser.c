@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "conf-parser.h"
 #include "proc-cmdline.h"
@@ -18,15 +19,28 @@ void conf_warn(const ConfContext *ctx, const char *format, ...) {
         ctx->warn(ctx->userdata, ctx->source, ctx->line, msg);
 }
 
+/* systemd's WHITESPACE: what strstrip() removes around keys, values and
+ * lines. Not isspace(): "\v" and "\f" are part of a key or value there. */
+#define CONF_WHITESPACE " \t\n\r"
+#define CONF_COMMENTS "#;"
+#define UTF8_BOM "\xef\xbb\xbf"
+
 static char *strip(char *s) {
         char *e;
 
-        while (isspace((unsigned char) *s))
-                s++;
+        s += strspn(s, CONF_WHITESPACE);
         e = s + strlen(s);
-        while (e > s && isspace((unsigned char) e[-1]))
+        while (e > s && strchr(CONF_WHITESPACE, e[-1]))
                 *--e = 0;
         return s;
+}
+
+/* systemd's string_is_safe(), which section names must pass. */
+static bool string_is_safe(const char *s) {
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if (*p < ' ' || *p == 0x7f || strchr("\\\"'", *p))
+                        return false;
+        return true;
 }
 
 static bool section_known(const ConfTable *t, const char *section) {
@@ -48,18 +62,27 @@ static int item_parse(const ConfTable *t, const ConfItem *item, void *base, Conf
         return item->parse(ctx, value, (char *) base + item->offset);
 }
 
-/* One logical line: a header or an assignment, with its continuations
- * already joined. Modifies @l. */
+/* One logical line, as systemd's parse_line(): a comment, a header or an
+ * assignment, its continuations already joined. Modifies @l. */
 static int parse_line(const ConfTable *t, void *base, ConfContext *ctx,
                       char **section, bool *section_ignored, char *l) {
         const ConfItem *item;
         char *eq, *key, *value;
 
+        l = strip(l);
+        if (!*l || strchr(CONF_COMMENTS, *l))
+                return 0;
+
+        if (startswith(l, ".include ")) {
+                conf_warn(ctx, ".include is not supported (systemd dropped it too), ignoring line");
+                return 0;
+        }
+
         if (*l == '[') {
                 size_t len = strlen(l);
                 char *name;
 
-                if (len < 3 || l[len - 1] != ']') {
+                if (l[len - 1] != ']') {
                         conf_warn(ctx, "Invalid section header '%s', ignoring the section", l);
                         free(*section);
                         *section = NULL;
@@ -71,31 +94,36 @@ static int parse_line(const ConfTable *t, void *base, ConfContext *ctx,
                         return -ENOMEM;
                 free(*section);
                 *section = name;
+                if (!string_is_safe(name)) {
+                        conf_warn(ctx, "Bad characters in section header '%s', ignoring the section", l);
+                        *section_ignored = true;
+                        return 0;
+                }
                 *section_ignored = !section_known(t, name);
                 if (*section_ignored && !startswith(name, "X-"))
                         conf_warn(ctx, "Unknown section '%s', ignoring", name);
                 return 0;
         }
 
-        if (*section_ignored)
+        if (!*section || *section_ignored) {
+                /* Lines in a section we skip are skipped silently. */
+                if (!*section_ignored)
+                        conf_warn(ctx, "Assignment outside of any section, ignoring");
                 return 0;
+        }
 
         eq = strchr(l, '=');
         if (!eq) {
                 conf_warn(ctx, "Missing '=', ignoring line");
                 return 0;
         }
-        *eq = 0;
-        key = strip(l);
-        value = strip(eq + 1);
-        if (!*section) {
-                conf_warn(ctx, "Assignment outside of any section, ignoring");
-                return 0;
-        }
-        if (!*key) {
+        if (eq == l) {
                 conf_warn(ctx, "Missing key name before '=', ignoring line");
                 return 0;
         }
+        *eq = 0;
+        key = strip(l);
+        value = strip(eq + 1);
         item = item_find(t, *section, key);
         if (!item) {
                 conf_warn(ctx, "Unknown key '%s' in section [%s], ignoring", key, *section);
@@ -106,76 +134,109 @@ static int parse_line(const ConfTable *t, void *base, ConfContext *ctx,
         return item_parse(t, item, base, ctx, value);
 }
 
+/* A growing byte buffer: appending costs what is appended (amortized), so a
+ * line continued a million times costs a million lines, not their square. */
+typedef struct LineBuffer {
+        char *data;
+        size_t len, allocated;
+} LineBuffer;
+
+static int line_buffer_append(LineBuffer *b, const char *s, size_t n) {
+        if (b->len + n + 1 > b->allocated) {
+                size_t a = MAX(b->allocated * 2, b->len + n + 1);
+                char *d = realloc(b->data, MAX(a, (size_t) 128));
+
+                if (!d)
+                        return -ENOMEM;
+                b->data = d;
+                b->allocated = MAX(a, (size_t) 128);
+        }
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = 0;
+        return 0;
+}
+
 int conf_parse_text(const ConfTable *t, void *base, const char *text, const char *source,
                     config_warn_t warn, void *userdata) {
-        _cleanup_free_ char *copy = NULL, *section = NULL, *joined = NULL;
-        bool section_ignored = false;
-        unsigned line = 0, joined_line = 0;
-        char *p, *next;
-        int r;
+        _cleanup_free_ char *section = NULL;
+        LineBuffer lb = {};
+        bool section_ignored = false, bom_seen = false, continuing = false;
+        unsigned line = 0;
+        int r = 0;
 
-        copy = strdup(text);
-        if (!copy)
-                return -ENOMEM;
-
-        for (p = copy; p; p = next) {
+        /* The order of systemd's config_parse(), step by step, so that a
+         * file means here what it would mean to systemd. */
+        for (const char *p = text; *p;) {
                 ConfContext ctx = {
                         .source = source,
                         .warn = warn,
                         .userdata = userdata,
                 };
-                char *l, *logical;
-                size_t len;
-                bool continues;
+                size_t n = strcspn(p, "\r\n"), start;
+                const char *l = p;
+                bool escaped = false;
 
-                next = strchr(p, '\n');
-                if (next)
-                        *next++ = 0;
+                /* Lines end in "\n", "\r\n" or a lone "\r", as systemd's
+                 * read_line() ends them. */
+                p += n;
+                if (p[0] == '\r' && p[1] == '\n')
+                        p += 2;
+                else if (*p)
+                        p++;
                 line++;
 
-                l = strip(p);
-                /* Comments are whole lines, also in the middle of a continued line. */
-                if (*l == '#' || *l == ';')
-                        continue;
-                if (!*l && !joined)
-                        continue;
-
-                len = strlen(l);
-                continues = len > 0 && l[len - 1] == '\\';
-                if (continues)
-                        l[--len] = 0;
-
-                if (joined || continues) {
-                        size_t jl = joined ? strlen(joined) : 0;
-                        char *j = realloc(joined, jl + 1 + len + 1);
-
-                        if (!j)
-                                return -ENOMEM;
-                        if (jl == 0) {
-                                joined_line = line;
-                                memcpy(j, l, len + 1);
-                        } else {
-                                j[jl] = ' ';
-                                memcpy(j + jl + 1, l, len + 1);
-                        }
-                        joined = j;
-                        /* A continuation that runs into the end of the text ends there. */
-                        if (continues && next)
+                /* A comment line is skipped whole, also in the middle of a
+                 * continued line, and never continues itself. */
+                {
+                        size_t w = strspn(l, CONF_WHITESPACE);
+                        if (w < n && strchr(CONF_COMMENTS, l[w]))
                                 continue;
-                        logical = joined;
-                        ctx.line = joined_line;
-                } else {
-                        logical = l;
-                        ctx.line = line;
+                }
+                /* A byte order mark is skipped where systemd skips it: at the
+                 * start of the first line that has one, once. */
+                if (!bom_seen && n >= 3 && memcmp(l, UTF8_BOM, 3) == 0) {
+                        l += 3;
+                        n -= 3;
+                        bom_seen = true;
                 }
 
-                r = parse_line(t, base, &ctx, &section, &section_ignored, strip(logical));
-                free(joined);
-                joined = NULL;
+                if (!continuing)
+                        lb.len = 0;
+                start = lb.len;
+                r = line_buffer_append(&lb, l, n);
                 if (r < 0)
-                        return r;
+                        goto finish;
+                /* A backslash continues the line unless it is itself
+                 * escaped ("\\\\" at the end does not continue). The one
+                 * before a continuation became a space, so the state at
+                 * the start of this line is "not escaped". */
+                for (size_t i = start; i < lb.len; i++)
+                        escaped = !escaped && lb.data[i] == '\\';
+                if (escaped) {
+                        lb.data[lb.len - 1] = ' ';
+                        continuing = true;
+                        continue;
+                }
+                continuing = false;
+                ctx.line = line;
+                r = parse_line(t, base, &ctx, &section, &section_ignored, lb.data);
+                if (r < 0)
+                        goto finish;
         }
-        return 0;
+        /* A continuation that runs into the end of the text ends there. */
+        if (continuing) {
+                ConfContext ctx = {
+                        .source = source,
+                        .line = line,
+                        .warn = warn,
+                        .userdata = userdata,
+                };
+                r = parse_line(t, base, &ctx, &section, &section_ignored, lb.data);
+        }
+finish:
+        free(lb.data);
+        return MIN(r, 0);
 }
 
 int conf_parse_cmdline(const ConfTable *t, void *base, const char *cmdline,

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -58,8 +59,16 @@ int config_init(Config *c) {
         return 0;
 }
 
-void config_done(Config *c) {
+static void units_clear(Config *c) {
         strv_free(c->units);
+        free(c->units_index);
+        c->units = NULL;
+        c->units_index = NULL;
+        c->n_units = c->n_units_allocated = c->units_index_size = 0;
+}
+
+void config_done(Config *c) {
+        units_clear(c);
         free(c->credit_origin);
         seed_dir_free(c->seed_dir);
         free(c->broken);
@@ -97,23 +106,79 @@ static bool is_list_separator(char ch) {
         return ch == ',' || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
 }
 
-static bool units_contain(char **l, const char *s, size_t len) {
-        for (char **i = l; i && *i; i++)
-                if (strlen(*i) == len && strncmp(*i, s, len) == 0)
-                        return true;
-        return false;
+/* FNV-1a: good enough for unit names, and no seed is needed: the cap on
+ * the number of names bounds what colliding names can cost. */
+static size_t name_hash(const char *s, size_t len) {
+        uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+        for (size_t i = 0; i < len; i++)
+                h = (h ^ (unsigned char) s[i]) * UINT64_C(0x100000001b3);
+        return (size_t) h;
+}
+
+/* The slot of @s in the open-addressing index (entries are 1 + the
+ * position in c->units; 0 is free): where it is, or where it would go. */
+static size_t units_index_slot(const Config *c, const char *s, size_t len, bool *ret_found) {
+        size_t mask = c->units_index_size - 1, i = name_hash(s, len) & mask;
+
+        for (;; i = (i + 1) & mask) {
+                size_t e = c->units_index[i];
+
+                if (e == 0) {
+                        *ret_found = false;
+                        return i;
+                }
+                if (strlen(c->units[e - 1]) == len && memcmp(c->units[e - 1], s, len) == 0) {
+                        *ret_found = true;
+                        return i;
+                }
+        }
+}
+
+/* Room for one more name: the list (NULL-terminated) and an index never
+ * more than half full, both doubling. */
+static int units_reserve(Config *c) {
+        bool found;
+
+        if (c->n_units + 2 > c->n_units_allocated) {
+                size_t a = MAX(c->n_units_allocated * 2, (size_t) 8);
+                char **t = reallocarray(c->units, a, sizeof(char *));
+
+                if (!t)
+                        return -ENOMEM;
+                if (!c->units)
+                        t[0] = NULL;
+                c->units = t;
+                c->n_units_allocated = a;
+        }
+        if (2 * (c->n_units + 1) > c->units_index_size) {
+                size_t size = MAX(c->units_index_size * 2, (size_t) 16);
+                size_t *old = c->units_index, old_size = c->units_index_size;
+
+                c->units_index = calloc(size, sizeof(size_t));
+                if (!c->units_index) {
+                        c->units_index = old;
+                        return -ENOMEM;
+                }
+                c->units_index_size = size;
+                for (size_t k = 0; k < old_size; k++)
+                        if (old[k] != 0) {
+                                const char *u = c->units[old[k] - 1];
+                                c->units_index[units_index_slot(c, u, strlen(u), &found)] = old[k];
+                        }
+                free(old);
+        }
+        return 0;
 }
 
 int config_units_append(Config *c, const char *list) {
-        size_t n = 0;
-
-        for (char **i = c->units; i && *i; i++)
-                n++;
+        int ret = 0;
 
         for (const char *p = list; *p;) {
                 const char *w;
-                size_t len;
-                char **t;
+                size_t len, slot;
+                bool found = false;
+                int r;
 
                 while (*p && is_list_separator(*p))
                         p++;
@@ -123,21 +188,28 @@ int config_units_append(Config *c, const char *list) {
                 while (*p && !is_list_separator(*p))
                         p++;
                 len = (size_t) (p - w);
-                if (units_contain(c->units, w, len))
+                if (c->units_index)
+                        (void) units_index_slot(c, w, len, &found);
+                if (found)
                         continue;
-
-                t = realloc(c->units, (n + 2) * sizeof(char *));
-                if (!t)
-                        return -ENOMEM;
-                c->units = t;
-                t[n] = strndup(w, len);
-                if (!t[n]) {
-                        t[n] = NULL;
-                        return -ENOMEM;
+                if (c->n_units >= CONFIG_UNITS_MAX) {
+                        /* Still read to the end: each further name costs
+                         * one lookup, never more. */
+                        ret = -E2BIG;
+                        continue;
                 }
-                t[++n] = NULL;
+
+                r = units_reserve(c);
+                if (r < 0)
+                        return r;
+                slot = units_index_slot(c, w, len, &found);
+                c->units[c->n_units] = strndup(w, len);
+                if (!c->units[c->n_units])
+                        return -ENOMEM;
+                c->units[++c->n_units] = NULL;
+                c->units_index[slot] = c->n_units;
         }
-        return 0;
+        return ret;
 }
 
 /* The parsers: one per kind of value, the same for files and the kernel
@@ -184,17 +256,22 @@ static int parse_on_timeout(const ConfContext *ctx, const char *value, void *dat
 /* The whole Config: appending goes through config_units_append(). */
 static int parse_units(const ConfContext *ctx, const char *value, void *data) {
         Config *c = data;
+        int r;
 
         if (!value) {
                 conf_warn(ctx, "%s needs a value (%s=UNIT[,UNIT...]), ignoring", ctx->key, ctx->key);
                 return 0;
         }
         if (!*value) {
-                strv_free(c->units);
-                c->units = NULL;
+                units_clear(c);
                 return 0;
         }
-        return config_units_append(c, value);
+        r = config_units_append(c, value);
+        if (r == -E2BIG) {
+                conf_warn(ctx, "More than %u units in %s=, ignoring the rest", CONFIG_UNITS_MAX, ctx->key);
+                return 0;
+        }
+        return r;
 }
 
 static int parse_bool_item(const ConfContext *ctx, const char *value, void *data) {
@@ -329,10 +406,40 @@ static const char *read_error_string(int r) {
                strerror(-r);
 }
 
+/* Does the name @path (absolute, inside the root) exist itself, whatever
+ * it points to? A file that cannot be opened because it is a symbolic link
+ * to nowhere is not an absent file: someone put it there, perhaps meaning
+ * Credit=no, and it must fail closed. 1, 0, or -errno. */
+static int name_exists(const char *path) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_close_ int dfd = -EBADF;
+        const char *slash = strrchr(path, '/');
+        struct stat st;
+
+        if (!slash || !slash[1])
+                return -EINVAL;
+        dir = slash == path ? strdup("/") : strndup(path, (size_t) (slash - path));
+        if (!dir)
+                return -ENOMEM;
+        dfd = root_open_follow(dir);
+        if (dfd == -ENOENT || dfd == -ENOTDIR)
+                return 0;
+        if (dfd < 0)
+                return dfd;
+        if (fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        return 1;
+}
+
+/* What loading has cost so far, against the caps in config.h. */
+typedef struct LoadBudget {
+        size_t bytes;
+} LoadBudget;
+
 /* One file, @path inside the root. Symlinks are followed as the system
  * would follow them, never out of the root; one to /dev/null masks the
  * file, as in systemd. */
-static int load_one(Config *c, const char *path, config_warn_t warn, void *userdata) {
+static int load_one(Config *c, const char *path, LoadBudget *budget, config_warn_t warn, void *userdata) {
         _cleanup_free_ char *text = NULL, *shown = NULL;
         _cleanup_close_ int fd = -EBADF;
         WarnCounter w = { .warn = warn, .userdata = userdata };
@@ -341,8 +448,16 @@ static int load_one(Config *c, const char *path, config_warn_t warn, void *userd
         int r;
 
         fd = root_open_follow(path);
-        if (fd == -ENOENT)
-                return 0;
+        if (fd == -ENOENT) {
+                r = name_exists(path);
+                if (r == 0)
+                        return 0;
+                if (r == -ENOMEM)
+                        return r;
+                /* A dangling symbolic link (r > 0), or a name we cannot
+                 * even look at: as unreadable. */
+                fd = r > 0 ? -ENOENT : r;
+        }
         r = root_path(path, &shown);
         if (r < 0)
                 return r;
@@ -356,8 +471,17 @@ static int load_one(Config *c, const char *path, config_warn_t warn, void *userd
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
-                warnf(warn, userdata, shown, "Ignoring configuration file: %s; crediting nothing", read_error_string(r));
-                return config_mark_broken(c, "%s cannot be read: %s", shown, read_error_string(r));
+                const char *why = r == -ENOENT ? "a symbolic link to nothing" : read_error_string(r);
+
+                warnf(warn, userdata, shown, "Ignoring configuration file: %s; crediting nothing", why);
+                return config_mark_broken(c, "%s cannot be read: %s", shown, why);
+        }
+        budget->bytes += n;
+        if (budget->bytes > CONFIG_TOTAL_MAX) {
+                warnf(warn, userdata, shown, "Ignoring configuration file: more than %u bytes of configuration in all; crediting nothing",
+                      CONFIG_TOTAL_MAX);
+                (void) config_mark_broken(c, "%s is past the limit of %u bytes of configuration", shown, CONFIG_TOTAL_MAX);
+                return -E2BIG;
         }
         r = config_parse_text(c, text, shown, count_warning, &w);
         if (r < 0)
@@ -377,39 +501,56 @@ static bool is_dropin_name(const char *n) {
         return n[0] != '.' && l > 5 && streq(n + l - 5, ".conf");
 }
 
-static int load_dropins(Config *c, config_warn_t warn, void *userdata) {
+static int load_dropins(Config *c, LoadBudget *budget, config_warn_t warn, void *userdata) {
         _cleanup_strv_free_ char **names = NULL;
+        _cleanup_free_ char *shown = NULL;
         _cleanup_close_ int dfd = -EBADF;
-        size_t n = 0;
+        size_t n = 0, allocated = 0;
+        bool too_many = false;
         DIR *d;
         int r;
 
+        if (root_path(CONF_DROPIN_DIR, &shown) < 0)
+                return -ENOMEM;
         dfd = root_open_follow(CONF_DROPIN_DIR);
-        if (dfd == -ENOENT)
-                return 0;
+        if (dfd == -ENOENT) {
+                r = name_exists(CONF_DROPIN_DIR);
+                if (r == 0)
+                        return 0;
+                if (r == -ENOMEM)
+                        return r;
+                dfd = r > 0 ? -ENOENT : r;
+        }
         d = dfd >= 0 ? fdopendir(dfd) : NULL;
         if (!d) {
-                _cleanup_free_ char *shown = NULL;
+                const char *why;
 
                 r = dfd < 0 ? dfd : negative_errno();
-                if (root_path(CONF_DROPIN_DIR, &shown) < 0)
-                        return -ENOMEM;
-                warnf(warn, userdata, shown, "Ignoring drop-in directory: %s; crediting nothing", strerror(-r));
-                return config_mark_broken(c, "%s cannot be read: %s", shown, strerror(-r));
+                why = r == -ENOENT ? "a symbolic link to nothing" : strerror(-r);
+                warnf(warn, userdata, shown, "Ignoring drop-in directory: %s; crediting nothing", why);
+                return config_mark_broken(c, "%s cannot be read: %s", shown, why);
         }
         dfd = -EBADF; /* now owned by d */
 
         for (struct dirent *de; (de = readdir(d));) {
-                char **t;
-
                 if (!is_dropin_name(de->d_name))
                         continue;
-                t = realloc(names, (n + 2) * sizeof(char *));
-                if (!t) {
-                        closedir(d);
-                        return -ENOMEM;
+                if (n >= CONFIG_DROPINS_MAX) {
+                        /* Stop reading: more would only cost time. */
+                        too_many = true;
+                        break;
                 }
-                names = t;
+                if (n + 2 > allocated) {
+                        size_t a = MAX(allocated * 2, (size_t) 16);
+                        char **t = reallocarray(names, a, sizeof(char *));
+
+                        if (!t) {
+                                closedir(d);
+                                return -ENOMEM;
+                        }
+                        names = t;
+                        allocated = a;
+                }
                 names[n] = strdup(de->d_name);
                 names[n + 1] = NULL;
                 if (!names[n]) {
@@ -419,6 +560,11 @@ static int load_dropins(Config *c, config_warn_t warn, void *userdata) {
                 n++;
         }
         closedir(d);
+        if (too_many) {
+                warnf(warn, userdata, shown, "More than %u drop-ins, ignoring all of them; crediting nothing",
+                      CONFIG_DROPINS_MAX);
+                return config_mark_broken(c, "%s holds more than %u drop-ins", shown, CONFIG_DROPINS_MAX);
+        }
         if (n > 0)
                 qsort(names, n, sizeof(char *), compare_names);
 
@@ -430,7 +576,7 @@ static int load_dropins(Config *c, config_warn_t warn, void *userdata) {
                         path = NULL;
                         return -ENOMEM;
                 }
-                r = load_one(c, path, warn, userdata);
+                r = load_one(c, path, budget, warn, userdata);
         }
         return r;
 }
@@ -439,18 +585,20 @@ static int load_dropins(Config *c, config_warn_t warn, void *userdata) {
 static char cmdline_buf[2048 + 2];
 
 int config_load(Config *c, config_warn_t warn, void *userdata) {
+        LoadBudget budget = {};
         int r;
 
         r = config_init(c);
         if (r < 0)
                 return r;
 
-        r = load_one(c, CONF_FILE, warn, userdata);
-        if (r < 0)
+        r = load_one(c, CONF_FILE, &budget, warn, userdata);
+        if (r >= 0)
+                r = load_dropins(c, &budget, warn, userdata);
+        if (r == -ENOMEM)
                 return r;
-        r = load_dropins(c, warn, userdata);
-        if (r < 0)
-                return r;
+        /* Past a cap (-E2BIG): said, and crediting is off; the files read
+         * before it apply, and the kernel command line still does. */
 
         /* Into this module's buffer when it fits (it does wherever the
          * kernel's COMMAND_LINE_SIZE is 2 KiB: x86, arm64), without a heap

@@ -27,6 +27,9 @@ typedef struct Config {
         OnTimeout on_timeout;
         usec_t warn_after;
         char **units;                /* NULL-terminated, for the generator */
+        size_t n_units, n_units_allocated;
+        size_t *units_index;         /* a hash set over units (config.c), so that appending stays linear */
+        size_t units_index_size;
         /* [Seed] */
         bool credit;
         char *credit_origin;         /* who said no: "Credit=no in FILE", "entropy_gate.credit=0 on the kernel command line" */
@@ -68,20 +71,32 @@ int config_apply_cmdline(Config *c, const char *cmdline, config_warn_t warn, voi
  * in CONF_DROPIN_DIR in lexical order (later files win), then the kernel
  * command line; all inside the root (root.h). A missing file is fine; a file
  * that cannot be read (not a regular file, larger than CONFIG_FILE_MAX, a
- * NUL byte, an I/O error) or has any line that does not parse is reported
- * through @warn and sets c->broken. An unreadable kernel command line is
- * reported and skipped. Returns 0 or -ENOMEM; @c is initialized either way
- * (config_done() it). */
+ * NUL byte, an I/O error, a symbolic link that leads nowhere or loops) or
+ * has any line that does not parse is reported through @warn and sets
+ * c->broken. An unreadable kernel command line is reported and skipped.
+ * Returns 0 or -ENOMEM; @c is initialized either way (config_done() it).
+ *
+ * Bounded, so that the boot never spends long on configuration: more than
+ * CONFIG_DROPINS_MAX drop-ins and no drop-in is applied (a subset chosen by
+ * directory order would mean something nobody wrote); past CONFIG_TOTAL_MAX
+ * bytes in all, the file that crosses it and those after it (in lexical
+ * order) are not. Either is reported and sets c->broken. */
 #define CONFIG_FILE_MAX (64U * 1024U)
+#define CONFIG_DROPINS_MAX 1024U
+#define CONFIG_TOTAL_MAX (4U * 1024U * 1024U)
 int config_load(Config *c, config_warn_t warn, void *userdata);
 
 /* Why crediting is off by configuration, for messages; NULL when it is on. */
 const char *config_credit_disabled_by(const Config *c);
 
 /* Append each unit name in @list (separated by whitespace or commas) to
- * c->units, skipping those already there. Names are not validated here:
- * the generator does that, so that the kernel log says which were skipped.
- * Returns 0 or -ENOMEM. */
+ * c->units, skipping those already there (a hash set: linear in the list,
+ * however long). Names are not validated here: the generator does that, so
+ * that the kernel log says which were skipped. More than CONFIG_UNITS_MAX
+ * names in all is more units than any system has: the rest are not added,
+ * and the return value says so. Returns 0, -E2BIG (over the cap) or
+ * -ENOMEM. */
+#define CONFIG_UNITS_MAX 4096U
 int config_units_append(Config *c, const char *list);
 
 /* Parse a boolean the way systemd does: 1/yes/y/true/t/on, 0/no/n/false/f/off. */

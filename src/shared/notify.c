@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 
 #include "macro.h"
@@ -37,7 +38,58 @@ static int notify_address(struct sockaddr_un *ret, socklen_t *ret_len) {
         return 1;
 }
 
-static int notify_send_fd(const char *message, int fd) {
+/* Send @mh on @sock by @deadline (CLOCK_MONOTONIC; 0: do not wait at all).
+ * A receiver that does not read fills its queue, and a blocking send to it
+ * would wait until it reads, perhaps for ever: the first try does not
+ * block, which costs nothing when there is room (the common case, and no
+ * extra system call); after that each try blocks at most until the
+ * deadline (SO_SNDTIMEO, which AF_UNIX datagram sends honour both while
+ * the receiver's queue is full and while our buffer is). */
+static int send_bounded(int sock, const struct msghdr *mh, usec_t deadline) {
+        /* MSG_NOSIGNAL: a vanished receiver must be an error, not SIGPIPE. */
+        int flags = MSG_NOSIGNAL | MSG_DONTWAIT;
+
+        for (;;) {
+                ssize_t n = sendmsg(sock, mh, flags);
+                usec_t now, left;
+                struct timeval tv;
+
+                if (n >= 0)
+                        return (size_t) n == mh->msg_iov[0].iov_len ? 1 : -EIO; /* a datagram goes whole or not at all */
+                if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                        return negative_errno();
+                if (deadline == 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -EAGAIN;
+                }
+                /* Full, or interrupted by a timer signal of the caller (a
+                 * send with a timeout is never restarted): whatever is left
+                 * until the deadline, and no more. */
+                now = now_usec(CLOCK_MONOTONIC);
+                if (now >= deadline)
+                        return -ETIMEDOUT;
+                left = deadline - now;
+                /* Never {0, 0}, which would mean "no timeout": left > 0. */
+                tv = (struct timeval) {
+                        .tv_sec = (time_t) (left / USEC_PER_SEC),
+                        .tv_usec = (suseconds_t) (left % USEC_PER_SEC),
+                };
+                if (setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+                        return negative_errno();
+                flags = MSG_NOSIGNAL;
+        }
+}
+
+static usec_t deadline_after(usec_t timeout) {
+        if (timeout == 0)
+                return 0;
+        if (timeout == USEC_INFINITY)
+                timeout = NOTIFY_SEND_TIMEOUT_DEFAULT; /* never without bound */
+        return now_usec(CLOCK_MONOTONIC) + timeout;
+}
+
+static int notify_send_fd(const char *message, int fd, usec_t deadline) {
         _cleanup_close_ int sock = -EBADF;
         struct sockaddr_un sa;
         socklen_t salen;
@@ -54,7 +106,6 @@ static int notify_send_fd(const char *message, int fd) {
                 .msg_iov = &iov,
                 .msg_iovlen = 1,
         };
-        ssize_t n;
         int r;
 
         r = notify_address(&sa, &salen);
@@ -77,22 +128,17 @@ static int notify_send_fd(const char *message, int fd) {
         sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (sock < 0)
                 return negative_errno();
-
-        /* MSG_NOSIGNAL: a vanished receiver must be an error, not SIGPIPE. */
-        do
-                n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-                return negative_errno();
-        if ((size_t) n != iov.iov_len)
-                return -EIO; /* a datagram goes whole or not at all */
-        return 1;
+        return send_bounded(sock, &mh, deadline);
 }
 
 int notify_send(const char *message) {
+        return notify_send_timeout(message, NOTIFY_SEND_TIMEOUT_DEFAULT);
+}
+
+int notify_send_timeout(const char *message, usec_t timeout) {
         if (!message)
                 return -EINVAL;
-        return notify_send_fd(message, -EBADF);
+        return notify_send_fd(message, -EBADF, deadline_after(timeout));
 }
 
 int notify_barrier(usec_t timeout) {
@@ -100,33 +146,32 @@ int notify_barrier(usec_t timeout) {
         usec_t deadline;
         int r;
 
-        if (timeout == 0)
+        if (timeout == 0 || timeout == USEC_INFINITY)
                 timeout = NOTIFY_BARRIER_TIMEOUT_DEFAULT;
+        /* One deadline for sending the message and for the answer. */
+        deadline = now_usec(CLOCK_MONOTONIC) + timeout;
 
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return negative_errno();
         _cleanup_close_ int rfd = pipefd[0];
         _cleanup_close_ int wfd = pipefd[1];
 
-        r = notify_send_fd("BARRIER=1", wfd);
+        r = notify_send_fd("BARRIER=1", wfd, deadline);
         if (r <= 0)
                 return r;
         /* Now only the receiver holds the write end: POLLHUP on ours means it
          * closed it, i.e. it has handled everything we sent before. */
         wfd = safe_close(wfd);
 
-        deadline = timeout == USEC_INFINITY ? USEC_INFINITY : now_usec(CLOCK_MONOTONIC) + timeout;
         for (;;) {
                 struct pollfd p = { .fd = rfd, .events = 0 }; /* POLLHUP is always reported */
-                int ms = -1;
+                usec_t now = now_usec(CLOCK_MONOTONIC);
+                int ms;
 
-                if (deadline != USEC_INFINITY) {
-                        usec_t now = now_usec(CLOCK_MONOTONIC);
-                        if (now >= deadline)
-                                return -ETIMEDOUT;
-                        /* Round up, so we never wake a hair early and spin. */
-                        ms = (int) MIN((deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC, (usec_t) INT32_MAX);
-                }
+                if (now >= deadline)
+                        return -ETIMEDOUT;
+                /* Round up, so we never wake a hair early and spin. */
+                ms = (int) MIN((deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC, (usec_t) INT32_MAX);
                 r = poll(&p, 1, ms);
                 if (r < 0) {
                         if (errno == EINTR)

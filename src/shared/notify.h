@@ -10,16 +10,29 @@
  * compression and crypto libraries it pulls in) off the boot path. */
 
 #define NOTIFY_BARRIER_TIMEOUT_DEFAULT (5 * USEC_PER_SEC)
+#define NOTIFY_SEND_TIMEOUT_DEFAULT (5 * USEC_PER_SEC)
 
-/* Send @message ("READY=1\nSTATUS=..."). Returns 1 when sent, 0 when
- * $NOTIFY_SOCKET is unset or empty (not under a service manager), -errno. */
+/* No operation here blocks without bound, whatever the receiver does: one
+ * that never reads fills its queue, and a plain blocking send would then
+ * wait for ever. */
+
+/* Send @message ("READY=1\nSTATUS=..."), waiting at most @timeout for room
+ * in the receiver's queue: 0 does not wait at all (-EAGAIN when there is
+ * none: for messages a later one replaces, like STATUS= while waiting);
+ * USEC_INFINITY means the default, NOTIFY_SEND_TIMEOUT_DEFAULT. Returns 1
+ * when sent, 0 when $NOTIFY_SOCKET is unset or empty (not under a service
+ * manager), -ETIMEDOUT, -EAGAIN, or -errno. */
+int notify_send_timeout(const char *message, usec_t timeout);
+
+/* The same, waiting at most NOTIFY_SEND_TIMEOUT_DEFAULT. */
 int notify_send(const char *message);
 
 /* BARRIER=1: send a pipe's write end along with the message, close ours and
  * wait until the service manager closes its copy, which it does only after
  * processing every message we sent before. Without this, a process that exits
  * right after READY=1 may be gone before the manager attributes the message
- * to it. Waits at most @timeout (USEC_INFINITY: for ever; 0: the default 5s).
+ * to it. Sending the message and waiting for the answer share one deadline,
+ * @timeout from now (0 or USEC_INFINITY: the default 5s; never for ever).
  * Returns 1 when the barrier was honoured, 0 when $NOTIFY_SOCKET is unset,
  * -ETIMEDOUT, or -errno. */
 int notify_barrier(usec_t timeout);

@@ -63,9 +63,14 @@ int proc_cmdline_read(char **ret) {
         return 0;
 }
 
-/* The kernel's isspace(): ASCII white space, no locale. */
-static bool kernel_isspace(char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+/* The kernel's isspace() (lib/ctype.c, _ctype[]: the bytes marked _S):
+ * HT, LF, VT, FF, CR, space and, from Latin-1, NBSP (0xA0). No locale:
+ * the kernel knows none, and 0xA0 splits even where it is the second byte
+ * of a UTF-8 sequence ("\xc3\xa0" is two words' worth to the kernel). */
+bool proc_cmdline_isspace(char c) {
+        unsigned char u = (unsigned char) c;
+
+        return u == ' ' || (u >= '\t' && u <= '\r') || u == 0xa0;
 }
 
 static bool key_equal(const char *a, size_t alen, const char *key) {
@@ -93,7 +98,7 @@ static bool next_param(const char **p, Param *ret) {
         bool in_quote = false, quoted = false, stripped = false;
         size_t i, equals = 0;
 
-        while (kernel_isspace(**p))
+        while (proc_cmdline_isspace(**p))
                 (*p)++;
         if (!**p)
                 return false;
@@ -105,7 +110,7 @@ static bool next_param(const char **p, Param *ret) {
         }
         word = *p;
         for (i = 0; word[i]; i++) {
-                if (kernel_isspace(word[i]) && !in_quote)
+                if (proc_cmdline_isspace(word[i]) && !in_quote)
                         break;
                 /* The first '=' splits, inside quotes or not. */
                 if (equals == 0 && word[i] == '=')

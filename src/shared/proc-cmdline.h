@@ -13,6 +13,11 @@ int proc_cmdline_read(char **ret);
  * fit there (or is longer than the bound proc_cmdline_read() has). */
 int proc_cmdline_read_into(char *buf, size_t size);
 
+/* Pure: the kernel's isspace(), by which it splits the command line:
+ * '\t' '\n' '\v' '\f' '\r' ' ' and 0xA0 (Latin-1 NBSP). Every reader of
+ * the command line in this project splits by this, and nothing else. */
+bool proc_cmdline_isspace(char c);
+
 /* Pure: find "key=value" in @cmdline, split into words exactly as the
  * kernel's own parser (next_arg() in kernel/params.c) splits them: a word
  * runs to the next space outside double quotes; a word that starts with a

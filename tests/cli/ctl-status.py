@@ -214,14 +214,23 @@ with tempfile.TemporaryDirectory() as tmp:
         if want not in human:
             fail(f"human output lacks {want!r}")
 
-    # Strings with quotes, backslashes, control bytes and invalid UTF-8 stay valid JSON.
+    # Strings with quotes, backslashes, control bytes and invalid UTF-8 stay
+    # valid JSON, losslessly: valid UTF-8 as a string, the rest as its bytes.
+    raw = b'a "quoted" \\ reason \x01\x7f \xff\xc3( caf\xc3\xa9'
     with open(os.path.join(rundir, "seed"), "wb") as f:
         # (A backslash in a record value is written as \x5c, runstate.h.)
-        f.write(b'ACTION=not-credited\nREASON=a "quoted" \\x5c reason \x01\x7f \xff\xc3( caf\xc3\xa9\nBITS=x\n')
+        f.write(b'ACTION=not-credited\nREASON=' + raw.replace(b'\\', b'\\x5c') + b'\nBITS=x\n')
     d = status_json(ctl_fake, env, expect_rc=0)
     if d:
         sh = d["this_boot"]["seed_helper"]
-        if sh["reason"] != 'a "quoted" \\ reason \x01\x7f \ufffd\ufffd( caf\u00e9' or sh["bits"] is not None:
+        if sh["reason"] != list(raw) or sh["bits"] is not None:
+            fail(f"escaping: {sh}")
+    with open(os.path.join(rundir, "seed"), "wb") as f:
+        f.write(b'ACTION=not-credited\nREASON=a "quoted" \\x5c reason \x01\x7f\xc2\x9b caf\xc3\xa9\nBITS=x\n')
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d:
+        sh = d["this_boot"]["seed_helper"]
+        if sh["reason"] != 'a "quoted" \\ reason \x01\x7f\x9b caf\u00e9':
             fail(f"escaping: {sh}")
 
     # When the CRNG was initialized: this root has no journal, so the kernel

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """A small JSON Schema validator for the entropyctl tests: the keywords the
-schemas in man/ use (type, enum, minimum, properties, required,
+schemas in man/ use (type, enum, minimum, maximum, properties, required,
 additionalProperties, items, and local $ref into $defs), so that the tests
 need nothing beyond Python's standard library."""
 
@@ -37,6 +37,8 @@ def validate(value, schema, where="$", root=None):
         errors.append(f"{where}: {value!r} not in {schema['enum']}")
     if "minimum" in schema and TYPES["integer"](value) and value < schema["minimum"]:
         errors.append(f"{where}: {value} < {schema['minimum']}")
+    if "maximum" in schema and TYPES["integer"](value) and value > schema["maximum"]:
+        errors.append(f"{where}: {value} > {schema['maximum']}")
     if isinstance(value, dict):
         props = schema.get("properties", {})
         for k in schema.get("required", []):

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "config.h"
+#include "fuzz-root.h"
 #include "fuzz.h"
+#include "paths.h"
 #include "unit-name.h"
 
 static void check_warning(void *userdata, const char *source, unsigned line, const char *message) {
@@ -43,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         text = malloc(size + 1);
         if (!text)
                 return 0;
-        memcpy(text, data, size);
+        if (size > 0)
+                memcpy(text, data, size);
         text[size] = 0;
 
         if (config_init(&c) < 0)
@@ -58,6 +61,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (config_apply_cmdline(&c, text, check_warning, &warnings) < 0)
                 abort();
         check_config(&c);
+        config_done(&c);
+
+        /* The loader, on the same bytes as a file: its bounded read at
+         * every size (CONFIG_FILE_MAX and around it), NUL bytes refused. */
+        fuzz_root_write("/proc/cmdline", "quiet\n", 6);
+        fuzz_root_write(CONF_FILE, data, size);
+        warnings = 0;
+        if (config_load(&c, check_warning, &warnings) < 0)
+                abort();
+        check_config(&c);
+        if ((size > CONFIG_FILE_MAX || (size > 0 && memchr(data, 0, size))) && !c.broken)
+                abort();
         config_done(&c);
 
         free(text);

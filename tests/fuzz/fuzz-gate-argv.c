@@ -30,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memset(error, 0, sizeof(error));
         r = gate_parse_argv(argc, argv, &a, error, sizeof(error));
         if (r == 0) {
-                if (a.action != GATE_ACTION_RUN && a.action != GATE_ACTION_HELP && a.action != GATE_ACTION_VERSION)
+                if (a.action != GATE_ACTION_RUN && a.action != GATE_ACTION_HELP && a.action != GATE_ACTION_VERSION &&
+                    a.action != GATE_ACTION_INITRD_ENABLED)
                         abort();
                 if (a.on_timeout != ON_TIMEOUT_FAIL && a.on_timeout != ON_TIMEOUT_PROCEED)
                         abort();

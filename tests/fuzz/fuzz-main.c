@@ -46,7 +46,9 @@ static int run_file(int dir_fd, const char *name, const char *shown) {
                         break;
                 got += (size_t) k;
         }
-        (void) LLVMFuzzerTestOneInput(size > 0 ? buf : NULL, got);
+        /* Never NULL, even when empty: libFuzzer passes a valid pointer too,
+         * and targets may hand it to memcpy(). */
+        (void) LLVMFuzzerTestOneInput(buf, got);
         return 1;
 }
 

@@ -119,6 +119,46 @@ static const Row rows[] = {
         { "[Gate]\n=5s\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Missing key name") },
         { "  [Gate]  \r\n\tTimeout=2s\r\n", D(.timeout = 2 * USEC_PER_SEC) },
         { "[Gate]\nUnits=a.service \\", D(.units = "a.service") },
+        /* systemd's syntax (systemd.syntax(7) and its config_parse()), case by case. */
+        /* A UTF-8 byte order mark: skipped at the start of the first line
+         * that has one (comment lines are looked at before it), once. */
+        { "\xef\xbb\xbf[Gate]\nTimeout=5s\n", D(.timeout = 5 * USEC_PER_SEC) },
+        { "\xef\xbb\xbf" "# comment\n[Gate]\nTimeout=5s\n", D(.timeout = 5 * USEC_PER_SEC) },
+        { "# comment\n\xef\xbb\xbf[Gate]\nTimeout=5s\n", D(.timeout = 5 * USEC_PER_SEC) },
+        { "\xef\xbb\xbf[Gate]\n\xef\xbb\xbfTimeout=5s\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Unknown key") },
+        { " \xef\xbb\xbf[Gate]\n", D(.n_warnings = 1, .warning_line = 1, .warning = "outside of any section") },
+        /* Lines end in LF, CR LF or a lone CR. */
+        { "[Gate]\rTimeout=5s\rOnTimeout=proceed", D(.timeout = 5 * USEC_PER_SEC, .on_timeout = ON_TIMEOUT_PROCEED) },
+        { "[Gate]\r\n\r\nTimeout=5s\n\rTimeout=soon\n", D(.timeout = 5 * USEC_PER_SEC, .n_warnings = 1, .warning_line = 5, .warning = "soon") },
+        /* White space is " \t\n\r"; "\v" and "\f" belong to the key. */
+        { "[Gate]\n\vTimeout=5s\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Unknown key") },
+        { "[Gate]\n\t Timeout \t=\t 5s \t\n", D(.timeout = 5 * USEC_PER_SEC) },
+        /* A continued line keeps its white space: the backslash becomes a
+         * space, the next line is appended as it is. */
+        { "[Seed]\nDirectory=/a\\\n   b\n", D(.seed_dir = "/a    b") },
+        /* An escaped backslash at the end does not continue; an odd one does. */
+        { "[Gate]\nUnits=a\\\\\nTimeout=5s\n", D(.units = "a\\\\", .timeout = 5 * USEC_PER_SEC) },
+        { "[Gate]\nUnits=a\\\\\\\nb\n", D(.units = "a\\\\ b") },
+        /* A comment line never continues, even ending in a backslash. */
+        { "[Gate]\n# note \\\nTimeout=5s\n", D(.timeout = 5 * USEC_PER_SEC) },
+        /* A continued line is reported at its last line, as systemd does. */
+        { "[Gate]\nTimeout=\\\nsoon\n", D(.n_warnings = 1, .warning_line = 3, .warning = "Invalid Timeout=soon") },
+        /* A continued line that turns out to be a comment is one. */
+        { "[Gate]\n\\\n# x\n#y\n", D() },
+        /* Section headers: whole, with safe characters only. */
+        { "[Ga\"te]\nTimeout=5s\n", D(.n_warnings = 1, .warning_line = 1, .warning = "Bad characters") },
+        { "[Gate] # comment\nTimeout=5s\n", D(.n_warnings = 1, .warning_line = 1, .warning = "Invalid section header") },
+        { "[]\nTimeout=5s\n", D(.n_warnings = 1, .warning_line = 1, .warning = "Unknown section ''") },
+        /* Lines in a skipped section are skipped silently. */
+        { "[Unknown]\nA=1\nno equals sign\n[Gate]\nTimeout=5s\n", D(.timeout = 5 * USEC_PER_SEC, .n_warnings = 1, .warning_line = 1) },
+        /* .include is gone from systemd too. */
+        { "[Gate]\n.include /etc/other.conf\n", D(.n_warnings = 1, .warning_line = 2, .warning = ".include") },
+        /* Comments are whole lines: a '#' after a value is part of it. */
+        { "[Gate]\nTimeout=5s # five\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Invalid Timeout") },
+        /* Duplicated keys: the last wins; for a list, they add up, and an
+         * empty assignment resets it. */
+        { "[Gate]\nTimeout=1s\nTimeout=2s\n[Seed]\n[Gate]\nTimeout=3s\n", D(.timeout = 3 * USEC_PER_SEC) },
+        { "[Gate]\nUnits=a.service\n[Gate]\nUnits=b.service a.service\nUnits=\nUnits=c.service\n", D(.units = "c.service") },
         /* Everything at once. */
         { "[Gate]\nTimeout=1min\nOnTimeout=proceed\nWarnAfter=5s\nUnits=ssh.service\n"
           "[Seed]\nCredit=false\nDirectory=/var/lib/eg\nCreditWithoutMachineId=true\n",

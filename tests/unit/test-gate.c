@@ -64,6 +64,7 @@ static void test_parse_good(void **state) {
                 { { "--help" },          USEC_INFINITY, ON_TIMEOUT_FAIL, WARN_AFTER_DEFAULT, -EBADF, false, GATE_ACTION_HELP },
                 { { "-h" },              USEC_INFINITY, ON_TIMEOUT_FAIL, WARN_AFTER_DEFAULT, -EBADF, false, GATE_ACTION_HELP },
                 { { "--version" },       USEC_INFINITY, ON_TIMEOUT_FAIL, WARN_AFTER_DEFAULT, -EBADF, false, GATE_ACTION_VERSION },
+                { { "--initrd-enabled" }, USEC_INFINITY, ON_TIMEOUT_FAIL, WARN_AFTER_DEFAULT, -EBADF, false, GATE_ACTION_INITRD_ENABLED },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(table); i++) {
@@ -379,9 +380,47 @@ static void test_wait_enosys(void **state) {
         (void) unsetenv("FAKE_POOL_ENOSYS");
 }
 
+static void check_initrd(const char *cmdline, int want, const char *want_invalid) {
+        char *invalid = (char *) "untouched";
+
+        print_message("%s\n", cmdline);
+        assert_int_equal(gate_initrd_enabled(cmdline, &invalid), want);
+        if (want_invalid)
+                assert_string_equal(invalid, want_invalid);
+        else
+                assert_null(invalid);
+        free(invalid);
+}
+
+static void test_initrd_enabled(void **state) {
+        check_initrd("", 1, NULL);
+        check_initrd("quiet splash", 1, NULL);
+        for (const char *const *v = (const char *const[]) { "0", "no", "n", "false", "f", "off", "OFF", NULL }; *v; v++) {
+                char buf[64];
+                snprintf(buf, sizeof(buf), "ro entropy_gate.initrd=%s quiet", *v);
+                check_initrd(buf, 0, NULL);
+        }
+        check_initrd("entropy-gate.initrd=0", 0, NULL);
+        check_initrd("entropy_gate.initrd=\"0\"", 0, NULL);
+        check_initrd("\"entropy_gate.initrd=0\"", 0, NULL);
+        check_initrd("entropy_gate.initrd=1", 1, NULL);
+        check_initrd("entropy_gate.initrd", 1, NULL);
+        check_initrd("entropy_gate.initrd=0 entropy_gate.initrd=1", 1, NULL);
+        check_initrd("entropy_gate.initrd=maybe", 1, "maybe");
+        check_initrd("entropy_gate.initrd=", 1, "");
+        /* As the kernel splits: a quoted value of another parameter holds
+         * no parameter of its own, 0xA0 separates, "--" ends the kernel's. */
+        check_initrd("foo=\"x entropy_gate.initrd=0\"", 1, NULL);
+        check_initrd("foo=\"x entropy_gate.initrd=0\" bar", 1, NULL);
+        check_initrd("quiet\xa0" "entropy_gate.initrd=0", 0, NULL);
+        check_initrd("ro -- entropy_gate.initrd=0", 1, NULL);
+        check_initrd("xentropy_gate.initrd=0", 1, NULL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_defaults),
+                cmocka_unit_test(test_initrd_enabled),
                 cmocka_unit_test(test_parse_good),
                 cmocka_unit_test(test_parse_bad),
                 cmocka_unit_test(test_args_apply),

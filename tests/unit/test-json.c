@@ -42,6 +42,8 @@ static void test_escape(void **state) {
                 { "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" },
                 { "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },
                 { "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+                /* C1 controls are escaped (U+009B is CSI); U+00A0 is not one. */
+                { "\xc2\x9b\xc2\x80\xc2\x9f\xc2\xa0", "\"\\u009b\\u0080\\u009f\xc2\xa0\"" },
                 /* The largest valid code point. */
                 { "\xf4\x8f\xbf\xbf", "\"\xf4\x8f\xbf\xbf\"" },
         };
@@ -104,6 +106,32 @@ static void test_writer_short(void **state) {
                 "\"empty\":[],\"o\":{\"a\":[\"x\",false]}}\n");
 }
 
+/* A path may hold any byte but NUL: what is not valid UTF-8 goes out as the
+ * array of its bytes, losslessly; valid text stays a string. */
+static void test_string_bytes(void **state) {
+        static char buf[512];
+        FILE *f = fmemopen(buf, sizeof(buf), "w");
+        JsonWriter j;
+
+        assert_non_null(f);
+        json_init(&j, f, JSON_FORMAT_SHORT);
+        json_object_begin(&j, NULL);
+        json_string(&j, "bad", "/a\xff\n");
+        json_string(&j, "c1", "/\x9b" "x");
+        json_string(&j, "ok", "/tab\there/caf\xc3\xa9\n");
+        json_object_end(&j);
+        assert_int_equal(fclose(f), 0);
+        assert_string_equal(buf, "{\"bad\":[47,97,255,10],\"c1\":[47,155,120],"
+                                 "\"ok\":\"/tab\\there/caf\xc3\xa9\\n\"}\n");
+
+        f = fmemopen(buf, sizeof(buf), "w");
+        assert_non_null(f);
+        json_init(&j, f, JSON_FORMAT_PRETTY);
+        json_string(&j, NULL, "\xc3");
+        assert_int_equal(fclose(f), 0);
+        assert_string_equal(buf, "[195]");
+}
+
 static void test_format_names(void **state) {
         assert_int_equal(json_format_from_string("off"), JSON_FORMAT_OFF);
         assert_int_equal(json_format_from_string("short"), JSON_FORMAT_SHORT);
@@ -119,6 +147,7 @@ static void test_format_names(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_escape),
+                cmocka_unit_test(test_string_bytes),
                 cmocka_unit_test(test_writer),
                 cmocka_unit_test(test_writer_short),
                 cmocka_unit_test(test_format_names),

@@ -248,6 +248,89 @@ static void test_barrier_survives_signals(void **state) {
         receiver_done(&rc);
 }
 
+/* Fill @rc's queue as a receiver that never reads lets it fill: datagrams
+ * from fresh sockets (each socket's own send buffer holds only so many)
+ * until even a fresh socket's first one finds no room. */
+static void receiver_fill(Receiver *rc) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        socklen_t len;
+        const char *e = getenv("NOTIFY_SOCKET");
+
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", e);
+        len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + strlen(e) + (e[0] == '/'));
+        if (e[0] == '@')
+                sa.sun_path[0] = 0;
+        for (unsigned i = 0; i < 100000; i++) {
+                _cleanup_close_ int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+                unsigned sent = 0;
+
+                assert_true(s >= 0);
+                while (sendto(s, "x", 1, MSG_DONTWAIT, (struct sockaddr *) &sa, len) == 1)
+                        sent++;
+                assert_true(errno == EAGAIN);
+                if (sent == 0)
+                        return;
+        }
+        fail_msg("the receiver's queue never filled");
+}
+
+static void check_full_queue(bool abstract) {
+        Receiver rc;
+        usec_t t0, elapsed;
+
+        receiver_bind(&rc, abstract);
+        receiver_fill(&rc);
+
+        /* Not waiting at all: at once. */
+        t0 = now_usec(CLOCK_MONOTONIC);
+        assert_int_equal(notify_send_timeout("STATUS=x", 0), -EAGAIN);
+        assert_true(now_usec(CLOCK_MONOTONIC) - t0 < USEC_PER_SEC);
+
+        /* Waiting: no longer than told. */
+        t0 = now_usec(CLOCK_MONOTONIC);
+        assert_int_equal(notify_send_timeout("READY=1", 200 * USEC_PER_MSEC), -ETIMEDOUT);
+        elapsed = now_usec(CLOCK_MONOTONIC) - t0;
+        assert_true(elapsed >= 200 * USEC_PER_MSEC);
+        assert_true(elapsed < 2 * USEC_PER_SEC);
+
+        /* The barrier's own message shares its deadline. */
+        t0 = now_usec(CLOCK_MONOTONIC);
+        assert_int_equal(notify_barrier(300 * USEC_PER_MSEC), -ETIMEDOUT);
+        elapsed = now_usec(CLOCK_MONOTONIC) - t0;
+        assert_true(elapsed >= 300 * USEC_PER_MSEC);
+        assert_true(elapsed < 2 * USEC_PER_SEC);
+        receiver_done(&rc);
+}
+
+static void test_full_queue_path(void **state) {
+        check_full_queue(false);
+}
+
+static void test_full_queue_abstract(void **state) {
+        check_full_queue(true);
+}
+
+static void test_full_queue_signals(void **state) {
+        struct sigaction sa = { .sa_handler = alarm_handler }; /* no SA_RESTART */
+        struct sigaction old;
+        Receiver rc;
+        usec_t t0, elapsed;
+
+        /* The gate's ticks interrupt a blocked send: the deadline holds. */
+        receiver_bind(&rc, false);
+        receiver_fill(&rc);
+        assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+        (void) ualarm(30 * 1000, 30 * 1000);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        assert_int_equal(notify_send_timeout("READY=1", 300 * USEC_PER_MSEC), -ETIMEDOUT);
+        elapsed = now_usec(CLOCK_MONOTONIC) - t0;
+        (void) ualarm(0, 0);
+        assert_int_equal(sigaction(SIGALRM, &old, NULL), 0);
+        assert_true(elapsed >= 300 * USEC_PER_MSEC);
+        assert_true(elapsed < 2 * USEC_PER_SEC);
+        receiver_done(&rc);
+}
+
 static void test_ready_fd(void **state) {
         int p[2];
         char buf[8];
@@ -275,6 +358,9 @@ int main(void) {
                 cmocka_unit_test(test_barrier_abstract),
                 cmocka_unit_test(test_barrier_timeout),
                 cmocka_unit_test(test_barrier_survives_signals),
+                cmocka_unit_test(test_full_queue_path),
+                cmocka_unit_test(test_full_queue_abstract),
+                cmocka_unit_test(test_full_queue_signals),
                 cmocka_unit_test(test_ready_fd),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

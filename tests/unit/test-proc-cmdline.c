@@ -60,8 +60,29 @@ static void test_kernel_quoting(void **state) {
         check("ro -- entropy_gate.credit=0", "entropy_gate.credit", 0, NULL);
         check("entropy_gate.credit=1 -- entropy_gate.credit=0", "entropy_gate.credit", 1, "1");
         check("--x entropy_gate.credit=0", "entropy_gate.credit", 1, "0");
-        /* Only ASCII white space separates. */
+        /* The kernel's white space separates: ASCII's and Latin-1's NBSP. */
         check("a=1\vb=2", "b", 1, "2");
+        check("a=1\xa0" "b=2", "b", 1, "2");
+        check("a=1\xa0" "b=2", "a", 1, "1");
+        check("\xa0" "entropy_gate.credit=0\xa0", "entropy_gate.credit", 1, "0");
+        /* Even as the second byte of UTF-8 ("\xc3\xa0" is U+00E0): the kernel
+         * knows no UTF-8. */
+        check("x=\xc3\xa0" "entropy_gate.credit=0", "entropy_gate.credit", 1, "0");
+        check("x=\xc3\xa0" "entropy_gate.credit=0", "x", 1, "\xc3");
+        /* Other bytes above 0x7f, and the C0 controls that are not white
+         * space, do not separate. */
+        check("a=1\x85" "b=2", "b", 0, NULL);
+        check("a=1\x1c" "b=2", "b", 0, NULL);
+        check("a=1\xc2\xa1" "b=2", "b", 0, NULL);
+}
+
+/* The kernel's lib/ctype.c, byte by byte. */
+static void test_isspace(void **state) {
+        for (unsigned c = 1; c < 256; c++) {
+                bool want = c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c == 0xa0;
+                assert_int_equal(proc_cmdline_isspace((char) c), want);
+        }
+        assert_false(proc_cmdline_isspace(0));
 }
 
 static void test_value_has_prefix(void **state) {
@@ -131,6 +152,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_get_key),
                 cmocka_unit_test(test_kernel_quoting),
+                cmocka_unit_test(test_isspace),
                 cmocka_unit_test(test_value_has_prefix),
                 cmocka_unit_test(test_read_root),
         };

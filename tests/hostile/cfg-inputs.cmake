@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Hostile inputs to the configuration and kernel command line parsers, the
+# terminal and JSON output and the notification socket, and the initrd's
+# reading of the command line (label "hostile"; names cfg-, cmdline-,
+# term-, notify-, initrd-). Each test is an attack that once worked.
+
+# eg_hostile_input_test(NAME SCRIPT|SOURCE [ARGS...] [TIMEOUT s] [LIBS ...]):
+# tests/hostile/SCRIPT run by sh or python3, or tests/hostile/SOURCE (.c), a
+# cmocka program. Exit 77 is a skip, which the test explains.
+function(eg_hostile_input_test name file)
+  cmake_parse_arguments(T "" "TIMEOUT" "ARGS;LIBS" ${ARGN})
+  set(path ${CMAKE_CURRENT_SOURCE_DIR}/hostile/${file})
+  if(file MATCHES "\\.c$")
+    add_executable(${name} ${path})
+    target_link_libraries(${name} PRIVATE ${T_LIBS} eg-shared eg-pool-fake PkgConfig::CMOCKA)
+    target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+    add_test(NAME ${name} COMMAND ${name} ${T_ARGS})
+  elseif(file MATCHES "\\.py$")
+    if(EG_PYTHON3)
+      add_test(NAME ${name} COMMAND ${EG_PYTHON3} ${path} ${T_ARGS})
+    else()
+      add_test(NAME ${name} COMMAND sh -c "echo 'SKIP: python3 not found'; exit 77")
+    endif()
+  else()
+    add_test(NAME ${name} COMMAND sh ${path} ${T_ARGS})
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS hostile SKIP_RETURN_CODE 77)
+  if(T_TIMEOUT)
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT})
+  endif()
+endfunction()
+
+# READY=1, STATUS= and BARRIER=1 to a service manager that never reads.
+eg_hostile_input_test(notify-full-receiver notify-full-receiver.py
+                      ARGS $<TARGET_FILE:entropy-gate-fakepool> TIMEOUT 120)
+
+# C1 controls, invalid UTF-8 and long paths in entropyctl's terminal and JSON output.
+if(TARGET eg-ctl)
+  eg_hostile_input_test(term-output term-output.c LIBS eg-ctl)
+endif()
+
+# Configuration files that are symbolic links to nothing, more drop-ins,
+# bytes or units than the caps, a byte order mark.
+eg_hostile_input_test(cfg-load cfg-load.c)
+
+# The initrd's entropy_gate.initrd= switch, read as the kernel splits the
+# command line (quoted values, 0xA0), never as the shell does.
+eg_hostile_input_test(initrd-cmdline initrd-cmdline.sh
+                      ARGS ${CMAKE_BINARY_DIR}/initrd/entropy-gate-initrd $<TARGET_FILE:entropy-gate-fakepool>
+                           $<TARGET_FILE:entropy-seed-fakepool>
+                           ${CMAKE_BINARY_DIR}/initrd/dracut/90entropy-gate/entropy-gate-initrd.service
+                      TIMEOUT 120)
+
+# The kernel command line split as the kernel splits it: 0xA0, quotes.
+eg_hostile_input_test(cmdline-split cmdline-split.c)
