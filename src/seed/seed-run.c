@@ -27,6 +27,7 @@
 #define CREDENTIAL_MAX 4096
 #define SYSTEM_CREDENTIALS_DIR "/run/credentials/@system"
 #define SEED_HASH_KEY "entropy-gate seed v1"
+#define WHY_MAX 200                  /* a reason in words, as the record and the log carry it */
 
 /* ---------------------------------------------------------------- mixing */
 
@@ -58,6 +59,17 @@ static const char *skip_reason(int r, size_t max) {
                 return buf;
         }
         return strerror(-r);
+}
+
+/* @size bytes as 2 * @size lower-case hex digits and a NUL. */
+static void hex_encode(const uint8_t *p, size_t size, char *ret) {
+        static const char digits[] = "0123456789abcdef";
+
+        for (size_t i = 0; i < size; i++) {
+                ret[2 * i] = digits[p[i] >> 4];
+                ret[2 * i + 1] = digits[p[i] & 15];
+        }
+        ret[2 * size] = 0;
 }
 
 static size_t dir_length(const char *path) {
@@ -121,7 +133,7 @@ typedef struct Credential {
         bool credit;                 /* the plan: credit it */
         bool remember;               /* ... and remember it first */
         bool earlier;                /* credited earlier in this boot (the initrd) */
-        char why_not[200];
+        char why_not[WHY_MAX];
 } Credential;
 
 static void credential_done(Credential *c) {
@@ -176,8 +188,7 @@ static int credential_read(Credential *c) {
 
         credential_canonicalize((const uint8_t *) c->raw, c->raw_size, c->bytes, &c->content);
         credential_hash(c->bytes, c->content.size, c->hash);
-        for (size_t i = 0; i < CREDENTIAL_HASH_SIZE; i++)
-                snprintf(c->hash_hex + 2 * i, 3, "%02x", c->hash[i]);
+        hex_encode(c->hash, CREDENTIAL_HASH_SIZE, c->hash_hex);
 
         /* Who could have put it there, or read it: a credential that is not
          * root's alone is no secret, whatever it holds. */
@@ -220,8 +231,8 @@ typedef struct Load {
         int memory_state;            /* 0 read (or empty), -errno, 1 not read yet */
         SeedRecord record;
         char written[RUNSTATE_MAX];  /* the record as last written */
-        char no_credit[200];         /* why nothing at all may be credited this run, "" when it may */
-        char no_seed_credit[200];    /* why the seed may not be credited, "" when it may */
+        char no_credit[WHY_MAX];     /* why nothing at all may be credited this run, "" when it may */
+        char no_seed_credit[WHY_MAX]; /* why the seed may not be credited, "" when it may */
         int error;                   /* the first error, already logged */
 } Load;
 
@@ -239,13 +250,13 @@ static void load_fail(Load *l, int r) {
 }
 
 _printf_(2, 3)
-static void forbid(char *why, const char *format, ...) {
+static void forbid(char why[static WHY_MAX], const char *format, ...) {
         va_list ap;
 
         if (why[0])
                 return;
         va_start(ap, format);
-        vsnprintf(why, 200, format, ap);
+        vsnprintf(why, WHY_MAX, format, ap);
         va_end(ap);
 }
 
@@ -341,8 +352,7 @@ static void hash_hex(const void *buf, size_t size, const char *key, char ret[sta
         uint8_t h[32];
 
         (void) blake2s(h, sizeof(h), key, strlen(key), buf, size);
-        for (size_t i = 0; i < sizeof(h); i++)
-                snprintf(ret + 2 * i, 3, "%02x", h[i]);
+        hex_encode(h, sizeof(h), ret);
         erase(h, sizeof(h));
 }
 

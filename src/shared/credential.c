@@ -15,12 +15,6 @@ const char *credential_class_to_string(CredentialClass c) {
         return c >= 0 && c < _CREDENTIAL_CLASS_MAX ? credential_class_table[c] : NULL;
 }
 
-static int hex_value(uint8_t c) {
-        return c >= '0' && c <= '9' ? c - '0' :
-                c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-                c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 static bool is_whitespace(uint32_t c) {
         return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
@@ -168,11 +162,11 @@ void credential_canonicalize(const uint8_t *raw, size_t size, uint8_t *ret_bytes
         if (n > 0 && n % 2 == 0) {
                 size_t i;
 
-                for (i = 0; i < n && hex_value(raw[i]) >= 0; i++)
+                for (i = 0; i < n && unhexchar((char) raw[i]) >= 0; i++)
                         ;
                 if (i == n) {
                         for (i = 0; i < n / 2; i++)
-                                ret_bytes[i] = (uint8_t) (hex_value(raw[2 * i]) << 4 | hex_value(raw[2 * i + 1]));
+                                ret_bytes[i] = (uint8_t) (unhexchar((char) raw[2 * i]) << 4 | unhexchar((char) raw[2 * i + 1]));
                         ret->class = CREDENTIAL_CLASS_HEX;
                         ret->size = n / 2;
                         return;

@@ -72,3 +72,9 @@ static inline void strv_free(char **l) {
 }
 static inline void strv_freep(char ***l) { strv_free(*l); }
 #define _cleanup_strv_free_ _cleanup_(strv_freep)
+
+/* The value of one hex digit (either case), or -1. */
+static inline int unhexchar(char c) {
+        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+                c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}

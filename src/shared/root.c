@@ -247,31 +247,16 @@ static int chase_by_hand(int root_fd, const char *path, ChaseFlags flags) {
         }
 }
 
-static int chase_checked(int fd, ChaseFlags flags) {
-        if (fd >= 0 && (flags & CHASE_DIRECTORY)) {
-                struct stat st;
-
-                /* The walk by hand opens the last component without
-                 * O_DIRECTORY when it may be a link; say it here. */
-                if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
-                        int r = fstat(fd, &st) < 0 ? negative_errno() : -ENOTDIR;
-                        safe_close(fd);
-                        return r;
-                }
-        }
-        return fd;
-}
-
 int chase_open_by_hand_at(int root_fd, const char *path, ChaseFlags flags) {
-        return chase_checked(chase_by_hand(root_fd, path, flags & ~CHASE_MKDIR), flags);
+        return chase_by_hand(root_fd, path, flags & ~CHASE_MKDIR);
 }
 
+/* CHASE_DIRECTORY is O_DIRECTORY on every last open, by the kernel and by
+ * hand (a link's target is opened with it too): no fstat() after. */
 static int chase_plain(int root_fd, const char *path, ChaseFlags flags) {
         int fd = chase_kernel(root_fd, path, flags);
 
-        if (fd == -ENOSYS)
-                fd = chase_by_hand(root_fd, path, flags);
-        return chase_checked(fd, flags);
+        return fd == -ENOSYS ? chase_by_hand(root_fd, path, flags) : fd;
 }
 
 /* Split @path into its parent (in @ret_parent, a buffer of PATH_MAX) and

@@ -236,11 +236,6 @@ static int parse_enum(const char *const *table, int n, const char *v, size_t vle
         return -EINVAL;
 }
 
-static int unhex(char c) {
-        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-                c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* put_text() undone into @ret (@size bytes). A value that does not fit, or
  * a \x escape that is cut short or would give NUL, leaves the field empty
  * ("unknown"): never a value that lost bytes on the way. */
@@ -255,8 +250,8 @@ static void text_unescape(const char *v, size_t vlen, char *ret, size_t size) {
 
                         if (vlen - i < 4 || v[i + 1] != 'x')
                                 goto bad;
-                        hi = unhex(v[i + 2]);
-                        lo = unhex(v[i + 3]);
+                        hi = unhexchar(v[i + 2]);
+                        lo = unhexchar(v[i + 3]);
                         if (hi < 0 || lo < 0 || (hi | lo) == 0)
                                 goto bad;
                         c = hi << 4 | lo;
