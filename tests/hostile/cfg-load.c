@@ -52,7 +52,9 @@ static int teardown(void **state) {
 }
 
 static void in_root(const char *rel, char *buf) {
-        snprintf(buf, PATH_MAX, "%s%s", root, rel);
+        int k = snprintf(buf, PATH_MAX, "%s%s", root, rel);
+
+        assert_true(k > 0 && k < PATH_MAX);
 }
 
 static void load(Config *c) {
