@@ -46,13 +46,13 @@ s6)
     ;;
 esac
 echo done >complete
-# Without udev, /dev may be the image's static one: the report disk's node
-# from sysfs.
+# Without udev, /dev may be the image's static one, and /run is nodev
+# under OpenRC: the report disk's node from a devtmpfs of our own.
 vdb=/dev/vdb
 if [ ! -b "$vdb" ]; then
-    dev=$(cat /sys/block/vdb/dev)
-    vdb=/run/eg-vm-vdb
-    mknod "$vdb" b "${dev%:*}" "${dev#*:}"
+    mkdir -p /run/eg-vm-dev
+    mount -t devtmpfs devtmpfs /run/eg-vm-dev
+    vdb=/run/eg-vm-dev/vdb
 fi
 tar -cf "$vdb" -C "$r" .
 sync
