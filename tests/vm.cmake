@@ -37,3 +37,10 @@ set_tests_properties(vm-systemd PROPERTIES TIMEOUT 1800)
 # installs the .debs (built by the systemd tier before it, or now), runs
 # update-initramfs in it and boots twice through that initrd.
 set_tests_properties(vm-initrd PROPERTIES TIMEOUT 1800)
+# OpenRC, runit, s6 and sysvinit with the project's service definitions
+# (init/): one debootstrapped tree (~2 min) is the base of four disks, each
+# booted three times (first boot, second boot, a 200 ms timeout).
+add_test(NAME vm-init
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vm/init-tier.sh --build-dir ${CMAKE_BINARY_DIR})
+set_tests_properties(vm-init PROPERTIES
+  LABELS vm SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK eg-vm-cache TIMEOUT 2400)

@@ -48,6 +48,10 @@ check() {
         gendir=$(cached SYSTEMD_SYSTEM_GENERATOR_DIR "$b/CMakeCache.txt")
         itdir=$(cached ENTROPY_GATE_INITRAMFS_TOOLS_DIR "$b/CMakeCache.txt")
         dracutdir=$(cached ENTROPY_GATE_DRACUT_MODULES_DIR "$b/CMakeCache.txt")
+        initdirs=
+        for v in OPENRC_DIR RUNIT_DIR RUNIT_SV_DIR S6_DIR SYSVINIT_DIR; do
+                initdirs="$initdirs $(cached ENTROPY_GATE_$v "$b/CMakeCache.txt")"
+        done
         libexec=$(cached CMAKE_INSTALL_LIBEXECDIR "$b/CMakeCache.txt")
         case $libexec in /*) ;; *) libexec=$(cached CMAKE_INSTALL_PREFIX "$b/CMakeCache.txt")/$libexec ;; esac
         echo "$name: CONF_FILE=$conf SEED_DIR_DEFAULT=$seed RUN_DIR_DEFAULT=$run"
@@ -93,9 +97,17 @@ check() {
                 "$itdir"/* | "$dracutdir"/* | "$libexec"/entropy-gate/*) ;;
                 "$want_doc"/*) ;;
                 /run/credentials/@system/entropy-gate.seed) ;;   # systemd's, not this build's
+                /run/service/entropy-gate) ;;   # s6's scan directory, not this build's
                 /sys/firmware/qemu_fw_cfg/by_name/opt/io.systemd.credentials/entropy-gate.seed/raw) ;;   # the kernel's
                 /var/lib/prometheus/node-exporter/*) ;;   # node_exporter's textfile directory (Debian's), not this build's
-                *) fail "$name: $pg names $path, which is not where this build puts it"; bad=1 ;;
+                *)
+                        ok=0
+                        # The init systems' service definitions (entropy-gate-init(7)).
+                        for d in $initdirs; do
+                                case $path in "$d"/*) ok=1 ;; esac
+                        done
+                        [ "$ok" = 1 ] || { fail "$name: $pg names $path, which is not where this build puts it"; bad=1; }
+                        ;;
                 esac
         done <"$tmp/$name.paths"
         [ "$n" -gt 0 ] || fail "$name: found no paths in the generated pages at all"

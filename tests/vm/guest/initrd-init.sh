@@ -21,6 +21,12 @@ if ! mount -t ext4 -o rw /dev/vda /newroot; then
     echo "eg-vm initramfs: cannot mount /dev/vda" >/dev/console
     poweroff -f
 fi
+# init= on the kernel command line picks another init in the image (the
+# init tier boots one image under sysvinit, OpenRC, runit or s6).
+init=/sbin/init
+for arg in $(cat /proc/cmdline); do
+    case $arg in init=/*) init=${arg#init=} ;; esac
+done
 umount /proc /sys
 umount /dev 2>/dev/null
-exec switch_root /newroot /sbin/init
+exec switch_root /newroot "$init"
