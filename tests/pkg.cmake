@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The packaging checks (packaging/check-packages): the .debs built twice and
-# compared byte for byte, lintian, what the .debs hold, the .rpms and
-# rpmlint. Labelled "pkg": `ctest -L pkg`. They build the committed tree
+# compared byte for byte, lintian, what the .debs hold, the source package
+# and its builds in clean bookworm and trixie chroots with their lintian,
+# the .rpms and rpmlint. Labelled "pkg": `ctest -L pkg`. They build the committed tree
 # (HEAD), take minutes, and need root once to install the tools; they skip
 # (exit 77, saying why) outside a git checkout or when the tools are missing
 # and they are not root.
@@ -11,4 +12,4 @@ set_tests_properties(packages PROPERTIES
   LABELS pkg
   SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE          # two package builds: no competing load
-  TIMEOUT 1500)
+  TIMEOUT 3600)            # the chroots' first build makes their base tarballs

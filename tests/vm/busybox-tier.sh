@@ -4,7 +4,9 @@
 # initramfs with the project's binaries, no systemd: the OpenWrt path. Every
 # boot carries the OpenWrt package's files (packaging/openwrt/files): its
 # /etc/entropy-gate.conf, which keeps the seed in /etc/entropy-gate, and its
-# init script, which a minimal /etc/rc.common of our own runs. Scenarios,
+# procd init script and /etc/config/entropy-gate, which a minimal
+# /etc/rc.common of our own runs (no procd: start/stop call the script's
+# start_service/stop_service, UCI is read by a small shell reader). Scenarios,
 # one boot each:
 #   timeout        --timeout=200ms --on-timeout=fail on the cold pool exits 3
 #   cold           no seed: the gate finds the pool cold, returns after
@@ -20,6 +22,10 @@
 #                  the seed
 #   openwrt-next   that seed and machine-id: boot() credits the seed before
 #                  the gate runs
+#   openwrt-timeout a fresh device whose /etc/config/entropy-gate says
+#                  200ms: boot() returns 3 (on_timeout=fail), the next boot
+#                  script (the network's place) still runs, and the kernel
+#                  log says why
 #
 # Usage: busybox-tier.sh [--build-dir DIR] [--work-dir DIR] [--musl]
 #   default: the binaries linked statically against glibc's libc.a, as two
@@ -28,7 +34,7 @@
 #            CMake options and compiler and linker flags of
 #            packaging/openwrt/Makefile (one multi-call binary with
 #            entropy-seed a link to it, the seed directory under /etc, -Os,
-#            sections garbage-collected), linked dynamically against musl,
+#            PKG_BUILD_FLAGS gc-sections and lto), linked dynamically against musl,
 #            whose loader the initramfs carries; musl-gcc gets the kernel's
 #            UAPI headers only.
 # Exit: 0 pass, 1 fail, 77 skipped (not root, or no qemu even after apt-get).
@@ -82,8 +88,17 @@ if [ "$musl" = 1 ]; then
     # What the Makefile gives CMake and the compiler; OpenWrt's cmake.mk
     # builds Release with no optimization of CMake's own (-DNDEBUG only).
     mapfile -t owrt_opts < <(owrt_words CMAKE_OPTIONS)
-    owrt_cflags=$(owrt_words TARGET_CFLAGS | tr '\n' ' ')
-    owrt_ldflags=$(owrt_words TARGET_LDFLAGS | tr '\n' ' ')
+    # The target's default optimization (CONFIG_TARGET_OPTIMIZATION, -Os
+    # on OpenWrt's targets) and what OpenWrt's package.mk adds for each of
+    # the Makefile's PKG_BUILD_FLAGS.
+    owrt_cflags="-Os" owrt_ldflags=""
+    for f in $(sed -n 's/^PKG_BUILD_FLAGS:=//p' "$owrt/Makefile"); do
+        case $f in
+        gc-sections) owrt_cflags+=" -ffunction-sections -fdata-sections"; owrt_ldflags+=" -Wl,--gc-sections" ;;
+        lto) owrt_cflags+=" -flto=auto -fno-fat-lto-objects"; owrt_ldflags+=" -flto=auto -fuse-linker-plugin" ;;
+        *) vm_die "PKG_BUILD_FLAGS: no flags known for '$f'" ;;
+        esac
+    done
     printf '%s\n' "${owrt_opts[@]}" | grep -x -- '-DENTROPY_GATE_MULTICALL=ON' >/dev/null ||
         vm_die "no -DENTROPY_GATE_MULTICALL=ON among the CMAKE_OPTIONS read from $owrt/Makefile: ${owrt_opts[*]}"
     owrt_state=$(printf '%s\n' "${owrt_opts[@]}" | sed -n 's/^-DENTROPY_GATE_STATE_DIR=//p')
@@ -127,6 +142,7 @@ else
 fi
 install -m 0755 "$owrt/files/entropy-gate.init" "$pkg/etc/init.d/entropy-gate"
 install -m 0644 "$owrt/files/entropy-gate.conf" "$pkg/etc/entropy-gate.conf"
+install -D -m 0644 "$owrt/files/entropy-gate.config" "$pkg/etc/config/entropy-gate"
 install -m 0755 "$EG_VM_DIR/guest/rc.common" "$pkg/etc/rc.common"
 seed_dir=$(sed -n 's/^Directory=//p' "$owrt/files/entropy-gate.conf")
 [ "$seed_dir" = /etc/entropy-gate ] || vm_die "the package's entropy-gate.conf keeps the seed in '$seed_dir', the guest looks in /etc/entropy-gate"
@@ -309,8 +325,25 @@ vm_check openwrt-next.machine-id-kept "openwrt-next: the device kept its machine
 vm_check openwrt-next.saved-at-stop "openwrt-next: stop() saved a new seed again (status $(vm_get "$log" shutdown_rc))" \
     test "$(vm_get "$log" shutdown_rc)" = 0 -a -n "$(vm_get "$log" seed_sha)" -a "$(vm_get "$log" seed_sha)" != "$(vm_get "$log" seed_sha_boot)"
 
+# ---- (g) openwrt-timeout: the package's bounded timeout, shorter than the
+# cold pool needs: the boot goes on to the network, and the log says why.
+boot openwrt-timeout "" none
+check_cold_start openwrt-timeout
+vm_check openwrt-timeout.config "openwrt-timeout: /etc/config/entropy-gate set the timeout to $(vm_get "$log" uci_timeout)" \
+    test "$(vm_get "$log" uci_timeout)" = 200ms
+vm_check openwrt-timeout.status "openwrt-timeout: boot() returned the gate's timeout status, 3, as on_timeout=fail says (rcS boot status $(vm_get "$log" boot_rc); gate OUTCOME=$(vm_get "$log" gate.OUTCOME))" \
+    test "$(vm_get "$log" boot_rc)" = 3
+vm_check openwrt-timeout.network "openwrt-timeout: the next boot script (the network's place, START=20) still ran (network_started=$(vm_get "$log" network_started); pool then: $(probe network))" \
+    test "$(vm_get "$log" network_started)" = yes
+vm_check openwrt-timeout.logged "openwrt-timeout: the kernel log says why ($(vm_get "$log" kmsg_gate))" \
+    eval '[[ "$(vm_get "$log" kmsg_gate)" == *"not initialized after 200ms"*"boot goes on"* ]]'
+vm_check openwrt-timeout.no-machine-id "openwrt-timeout: no machine-id made from a pool not known to be initialized at that point, unless it was by then ($(vm_get "$log" machine_id))" \
+    eval 'test "$(vm_get "$log" machine_id)" = none || probe_is boot-post 1'
+vm_check openwrt-timeout.saved-at-stop "openwrt-timeout: stop() still saved a seed at shutdown (status $(vm_get "$log" shutdown_rc))" \
+    test "$(vm_get "$log" shutdown_rc)" = 0 -a -n "$(vm_get "$log" seed_sha)"
+
 tier_s=$(( $(date +%s) - tier_start ))
 vm_log "busybox tier: gate wait cold ${cold_wait:-?} us, with credited seed ${seed_wait:-?} us;" \
     "boots: timeout ${boot_s_timeout:-?}s cold ${boot_s_cold:-?}s seed ${boot_s_seed:-?}s readyfd ${boot_s_readyfd:-?}s" \
-    "openwrt-first ${boot_s_openwrt_first:-?}s openwrt-next ${boot_s_openwrt_next:-?}s; tier ${tier_s}s"
+    "openwrt-first ${boot_s_openwrt_first:-?}s openwrt-next ${boot_s_openwrt_next:-?}s openwrt-timeout ${boot_s_openwrt_timeout:-?}s; tier ${tier_s}s"
 vm_finish

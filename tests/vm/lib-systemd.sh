@@ -128,9 +128,9 @@ vm_deb_commit() {
     echo "$c"
 }
 
-# The Debian version in a commit's packaging/debian/changelog.
+# The Debian version in a commit's debian/changelog.
 vm_deb_version() {
-    git -C "$EG_SOURCE_DIR" show "$1:packaging/debian/changelog" |
+    git -C "$EG_SOURCE_DIR" show "$1:debian/changelog" |
         sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p'
 }
 
@@ -164,7 +164,7 @@ vm_deb_build() {
 vm_sd_debs() {
     deb_commit=$(vm_deb_commit) || exit 1
     deb_v1=$(vm_deb_version "$deb_commit")
-    [ -n "$deb_v1" ] || vm_die "no version in packaging/debian/changelog of ${deb_commit:0:12}"
+    [ -n "$deb_v1" ] || vm_die "no version in debian/changelog of ${deb_commit:0:12}"
     deb_v2=$deb_v1+vmupgrade1
     deb_dir1=$(vm_deb_build "$deb_commit" "") && deb_dir2=$(vm_deb_build "$deb_commit" "$deb_v2") ||
         vm_die "could not build the .debs"
