@@ -8,18 +8,21 @@
 # (default: deb.debian.org with bookworm-updates and the security archive).
 # entropyctl runs on the build host: install the entropyctl package there.
 set -eu
-tree=$1 gate=$(realpath "$2") ctl=$(realpath "$3")
+tree=$1
+stage=$(mktemp -d /var/tmp/entropy-gate-debs.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+cp "$2" "$3" "$stage/"
+gate=$stage/${2##*/} ctl=$stage/${3##*/}
 shift 3
 # --include installs the local .debs; the hook directory bind-mounts them
-# into the chroot while apt runs, and the empty files and directories it
-# mounted them on are removed after it unmounted them. The last hook
-# removes everything every machine made from the tree would share.
+# into the chroot, at the same paths, while apt runs; once it unmounted
+# them, the empty files and the directory it made for them go. The last
+# hook removes everything every machine made from the tree would share.
 # mmdebstrap's own cleanup then leaves /etc/machine-id empty: each machine
 # makes its own at first boot.
 mmdebstrap --variant=minbase --include="systemd-sysv,udev,dbus,$gate,$ctl" \
         --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
         "$@" \
-        --customize-hook="cd \"\$1\" && rm -f \".$gate\" \".$ctl\" &&
-                rmdir -p --ignore-fail-on-non-empty \".${gate%/*}\" \".${ctl%/*}\"" \
+        --customize-hook="rm -f \"\$1$gate\" \"\$1$ctl\" && rmdir \"\$1$stage\"" \
         --customize-hook='entropyctl check-image "$1" --fix' \
         bookworm "$tree" ${MIRROR:-}
