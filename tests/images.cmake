@@ -10,7 +10,7 @@ foreach(builder IN ITEMS mmdebstrap mkosi)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/images/run --builder ${builder}
                    --build-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/images-${builder})
   set_tests_properties(images-${builder} PROPERTIES
-    LABELS images SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK eg-vm-cache TIMEOUT 1800)
+    LABELS images SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK eg-vm-cache TIMEOUT 2700)
 endforeach()
 # The seed credential in every hypervisor's form (docs/recipes/seed-credential.sh),
 # libvirt's validated against libvirt's schema; no boot.
