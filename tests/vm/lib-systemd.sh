@@ -262,7 +262,8 @@ EG_VM_SD_APPEND="root=/dev/vda rw fsck.mode=skip systemd.show_status=0"
 
 # vm_sd_boot_report NAME DISK [KERNEL ARGS [QEMU ARGS...]]: boot DISK, then
 # unpack the report the guest wrote to a second disk into $work/boot/NAME/
-# (sets rep).
+# (sets rep). The hard timeout of a boot is EG_VM_SD_BOOT_TIMEOUT seconds
+# (default 240).
 vm_sd_boot_report() {
     local name=$1 disk=$2 extra=${3:-} ok=true
     shift 2; [ $# -gt 0 ] && shift
@@ -271,7 +272,7 @@ vm_sd_boot_report() {
     mkdir -p "$rep"
     truncate -s 16M "$work/boot/$name-report.img"
     vm_log "boot '$name'"
-    vm_boot "$work/boot/$name.log" 240 "$kdir/vmlinuz" "$initrd" "$EG_VM_SD_APPEND $extra" \
+    vm_boot "$work/boot/$name.log" "${EG_VM_SD_BOOT_TIMEOUT:-240}" "$kdir/vmlinuz" "$initrd" "$EG_VM_SD_APPEND $extra" \
         -drive "file=$disk,format=raw,if=virtio" \
         -drive "file=$work/boot/$name-report.img,format=raw,if=virtio" "$@" || ok=false
     vm_check "$name.boot" "boot '$name' completed" $ok
