@@ -60,13 +60,16 @@ if command -v promtool >/dev/null; then
         ok "docs/monitoring.md shows the rules as they are"
 fi
 
-# The example unit, against a tree with this entropyctl and this host's units.
+# The unit (installed with entropyctl; units-verify.sh checks it as
+# installed) with the example drop-ins, against a tree with this entropyctl
+# and this host's units.
 if command -v systemd-analyze >/dev/null && [ -d /lib/systemd/system ]; then
         root=$tmp/unit-root
         mkdir -p "$root/usr/bin" "$root/usr/lib/systemd" "$root/etc/systemd/system"
         cp "$realctl" "$root/usr/bin/entropyctl"
         cp -r /lib/systemd/system "$root/usr/lib/systemd/"
-        cp "$src/units/extra/entropy-gate-metrics.service" "$root/etc/systemd/system/"
+        sed 's|@EG_BINDIR@|/usr/bin|g' "$src/units/entropy-gate-metrics.service.in" \
+                >"$root/etc/systemd/system/entropy-gate-metrics.service"
         cp -r "$src/units/extra/entropy-gate.service.d" "$src/units/extra/entropy-seed.service.d" "$root/etc/systemd/system/"
         (cd "$root/etc/systemd/system" && SYSTEMD_LOG_COLOR=0 systemd-analyze verify --man=no --root="$root" \
                 entropy-gate-metrics.service) >"$tmp/verify" 2>&1 || { cat "$tmp/verify"; fail "systemd-analyze verify"; }
@@ -74,7 +77,7 @@ if command -v systemd-analyze >/dev/null && [ -d /lib/systemd/system ]; then
         exposure=$(SYSTEMD_LOG_COLOR=0 systemd-analyze security --offline=yes --root="$root" entropy-gate-metrics.service 2>&1 |
                 sed -n 's/.*Overall exposure level for entropy-gate-metrics.service: \([0-9.]*\).*/\1/p')
         awk -v e="$exposure" 'BEGIN { exit !(e != "" && e + 0 <= 2.5) }' || fail "exposure ${exposure:-?} above 2.5"
-        ok "units/extra/entropy-gate-metrics.service verifies; exposure $exposure"
+        ok "entropy-gate-metrics.service with the drop-ins of units/extra verifies; exposure $exposure"
 fi
 
 exporter=$(command -v prometheus-node-exporter || command -v node_exporter || true)

@@ -34,7 +34,21 @@ done
 [ -n "$units" ] || fail "no units/*.in found"
 echo "units:$units"
 
-# Deterministic: the host's systemd configuration plays no part.
+# Deterministic: the host's systemd configuration plays no part. Only the
+# host's own unit files join ours, without replacing any, so that the
+# metrics unit's default dependencies (sysinit.target, shutdown.target)
+# resolve as on an installed system.
+hostunits=
+for d in /usr/lib/systemd/system /lib/systemd/system; do
+        [ -f "$d/sysinit.target" ] && { hostunits=$d; break; }
+done
+[ -n "$hostunits" ] || fail "no sysinit.target on this host to verify the units against"
+mkdir -p "$root/usr/lib/systemd/system"
+cp -rn "$hostunits/." "$root/usr/lib/systemd/system/" 2>/dev/null || :
+# Never the host's copy of one of ours (a package installed here).
+for name in $units; do
+        [ "$root/usr/lib/systemd/system" -ef "$root$unitdir" ] || rm -rf "$root/usr/lib/systemd/system/$name"
+done
 cd "$root$unitdir"
 export SYSTEMD_LOG_LEVEL=info SYSTEMD_LOG_COLOR=0 SYSTEMD_PAGER=cat
 # shellcheck disable=SC2086

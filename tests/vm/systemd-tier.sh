@@ -74,6 +74,9 @@ vm_sd_prepare "$work" --debs
 vm_log "assembling the image"
 root=$work/rootfs
 vm_sd_assemble "$root"
+# node_exporter's textfile directory, as prometheus-node-exporter makes it:
+# where it exists, entropy-gate-metrics.service writes the metrics.
+mkdir -p "$root/var/lib/prometheus/node-exporter"
 # What the packages did in the image: the seed helper enabled by its
 # postinst (entropy-gate.service has nothing to enable: entropy-ready.target,
 # which the consumers want, pulls it in), the example configuration in
@@ -556,6 +559,9 @@ if [ "$have_ctl" = 1 ]; then
             test "$plot_rc" = 0
     fi
     for b in boot1 boot2; do
+        want=$(grep '^entropy_gate_seed_credited ' "$work/boot/$b/entropyctl-metrics.prom" 2>/dev/null)
+        vm_check "$b.metrics-unit" "$b: entropy-gate-metrics.service (the package's, enabled by it) wrote node_exporter's file, as entropyctl metrics says (${want:-no seed_credited line}; $(tr '\n' ' ' <"$work/boot/$b/metrics-unit.txt" 2>/dev/null))" \
+            test -n "$want" -a "$(grep '^entropy_gate_seed_credited ' "$work/boot/$b/metrics-unit.prom" 2>/dev/null)" = "$want"
         vm_check "$b.metrics" "$b: entropyctl metrics in the guest exits 0 ($(grep -E '^entropy_gate_(seed_credited|gate_wait_seconds|clone_suspected) ' "$work/boot/$b/entropyctl-metrics.prom" 2>/dev/null | tr '\n' ' '))" \
             test "$(cat "$work/boot/$b/entropyctl-metrics.rc" 2>/dev/null)" = 0
     done

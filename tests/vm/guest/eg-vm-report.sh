@@ -49,6 +49,10 @@ if command -v entropyctl >/dev/null; then
     # For the host to draw (entropyctl plot), and the metrics a fleet would scrape.
     entropyctl timeline --json >entropyctl-timeline.json 2>entropyctl-timeline-json.err
     entropyctl metrics >entropyctl-metrics.prom 2>&1; echo $? >entropyctl-metrics.rc
+    # What entropy-gate-metrics.service (the package's) wrote before
+    # multi-user.target, which this report is ordered after.
+    cp /var/lib/prometheus/node-exporter/entropy-gate.prom metrics-unit.prom 2>/dev/null
+    systemctl show -p ActiveState -p Result entropy-gate-metrics.service >metrics-unit.txt 2>&1
 fi
 echo done >complete
 tar -cf /dev/vdb -C "$r" .
