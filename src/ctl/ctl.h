@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "check-image.h"
+#include "credential-format.h"
 #include "json.h"
 
 /* entropyctl's exit codes, as documented in entropyctl(1). */
@@ -26,7 +27,10 @@ typedef struct CtlArgs {
         MachineIdReset machine_id;   /* --machine-id=; _MACHINE_ID_RESET_INVALID: not given */
         /* plot, metrics */
         const char *compare;         /* plot --compare=: a saved timeline drawn below */
-        const char *output;          /* --output=: the file to replace; NULL: standard output */
+        const char *output;          /* --output=: the file to replace (credential: to create); NULL: standard output */
+        /* credential */
+        CredentialFormat format;     /* --format=; _CREDENTIAL_FORMAT_INVALID: not given */
+        unsigned bits;               /* --bits=; 0: not given */
 } CtlArgs;
 
 /* One per subcommand; @argv holds the subcommand's arguments (argv[0] is
@@ -36,3 +40,4 @@ int verb_timeline(int argc, char *argv[], const CtlArgs *a);
 int verb_check_image(int argc, char *argv[], const CtlArgs *a);
 int verb_plot(int argc, char *argv[], const CtlArgs *a);
 int verb_metrics(int argc, char *argv[], const CtlArgs *a);
+int verb_credential(int argc, char *argv[], const CtlArgs *a);

@@ -19,7 +19,7 @@ typedef struct Verb {
         int (*run)(int argc, char *argv[], const CtlArgs *a);
         const char *synopsis;
         const char *help;
-        bool file_format;              /* writes SVG or metrics: no pager; takes --output= */
+        bool file_format;              /* writes SVG, metrics or a seed: no pager; takes --output= */
 } Verb;
 
 static int verb_help(int argc, char *argv[], const CtlArgs *a);
@@ -35,6 +35,8 @@ static const Verb verbs[] = {
           "Draw this boot, or a saved 'timeline --json', as an SVG picture", true },
         { "metrics",     0, 0, false, false, verb_metrics,     "metrics",
           "Print this boot's results for Prometheus (node_exporter's textfile collector)", true },
+        { "credential",  0, 0, false, false, verb_credential,  "credential",
+          "Print a fresh seed for one machine, in the form its hypervisor passes it on", true },
         { "help",        0, 0, false, false, verb_help,        "help",
           "Show this help" },
 };
@@ -58,7 +60,12 @@ static void help(void) {
                "     --machine-id=uninitialized|empty\n"
                "                              check-image --fix: what /etc/machine-id becomes\n"
                "     --compare=TIMELINE.json  plot: draw this other boot below, on the same time axis\n"
-               "     --output=FILE            plot, metrics: replace FILE atomically instead of printing\n"
+               "     --output=FILE            plot, metrics: replace FILE atomically instead of printing;\n"
+               "                              credential: write a new FILE, mode 0600\n"
+               "     --format=FORMAT          credential: qemu-smbios (default), qemu-fw-cfg, vmspawn,\n"
+               "                              libvirt, virt-install, mkosi, hex or raw (--format=help)\n"
+               "     --bits=N                 credential: the seed's size, 256 to 4096, a multiple of 8\n"
+               "                              (default 512)\n"
                "\nSee the entropyctl(1) man page for details.\n", ansi_bold(), ansi_normal());
 }
 
@@ -81,6 +88,8 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                 ARG_COMPARE,
                 ARG_OUTPUT,
                 ARG_CROSS_MOUNTS,
+                ARG_FORMAT,
+                ARG_BITS,
         };
         static const struct option options[] = {
                 { "help",       no_argument,       NULL, 'h' },
@@ -95,6 +104,8 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                 { "compare",    required_argument, NULL, ARG_COMPARE },
                 { "output",     required_argument, NULL, ARG_OUTPUT },
                 { "cross-mounts", no_argument,     NULL, ARG_CROSS_MOUNTS },
+                { "format",     required_argument, NULL, ARG_FORMAT },
+                { "bits",       required_argument, NULL, ARG_BITS },
                 {}
         };
         bool want_help = false;
@@ -175,6 +186,31 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                         }
                         *(c == ARG_COMPARE ? &a->compare : &a->output) = optarg;
                         break;
+                case ARG_FORMAT:
+                        if (streq(optarg, "help")) {
+                                for (int i = 0; i < _CREDENTIAL_FORMAT_MAX; i++)
+                                        if (i != CREDENTIAL_FORMAT_CLOUD_INIT)
+                                                puts(credential_format_to_string(i));
+                                return 0;
+                        }
+                        a->format = credential_format_from_string(optarg);
+                        if (a->format < 0) {
+                                log_error("Unknown --format= '%s'; --format=help lists them.", optarg);
+                                return -CTL_EXIT_USAGE;
+                        }
+                        break;
+                case ARG_BITS: {
+                        int r = credential_bits_parse(optarg, &a->bits);
+
+                        if (r == -ERANGE)
+                                log_error("--bits=%s is out of range: %u to %u, a multiple of 8.",
+                                          optarg, CREDENTIAL_BITS_MIN, CREDENTIAL_BITS_MAX);
+                        else if (r < 0)
+                                log_error("--bits= takes a number of bits, not '%s'.", optarg);
+                        if (r < 0)
+                                return -CTL_EXIT_USAGE;
+                        break;
+                }
                 case ':':
                         log_error("Option '%s' needs a value; see --help.", argv[optind - 1]);
                         return -CTL_EXIT_USAGE;
@@ -196,7 +232,7 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
 }
 
 int main(int argc, char *argv[]) {
-        CtlArgs a = { .machine_id = _MACHINE_ID_RESET_INVALID };
+        CtlArgs a = { .machine_id = _MACHINE_ID_RESET_INVALID, .format = _CREDENTIAL_FORMAT_INVALID };
         const Verb *verb = NULL;
         const char *image_option = NULL;
         bool json_given = false;
@@ -239,7 +275,11 @@ int main(int argc, char *argv[]) {
         }
 
         if (a.output && !verb->file_format) {
-                log_error("'%s' does not take --output= (plot and metrics do).", verb->name);
+                log_error("'%s' does not take --output= (plot, metrics and credential do).", verb->name);
+                return CTL_EXIT_USAGE;
+        }
+        if ((a.format >= 0 || a.bits > 0) && !streq(verb->name, "credential")) {
+                log_error("'%s' does not take %s (credential does).", verb->name, a.format >= 0 ? "--format=" : "--bits=");
                 return CTL_EXIT_USAGE;
         }
         if (a.compare && !streq(verb->name, "plot")) {

@@ -23,7 +23,6 @@
 #include "seed-store.h"
 #include "time-util.h"
 
-#define CREDENTIAL_NAME "entropy-gate.seed"
 #define CREDENTIAL_MAX 4096
 #define SYSTEM_CREDENTIALS_DIR "/run/credentials/@system"
 #define SEED_HASH_KEY "entropy-gate seed v1"

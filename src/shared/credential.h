@@ -23,6 +23,11 @@
  * 1/4000 at 32 bytes (and falling fast with length): then it is mixed, not
  * credited, which costs a credit and never adds a false one. */
 
+/* The system credential's name: what entropy-seed reads
+ * (LoadCredential=, /run/credentials/@system/) and what entropyctl
+ * credential hands to a hypervisor. */
+#define CREDENTIAL_NAME "entropy-gate.seed"
+
 typedef enum CredentialClass {
         CREDENTIAL_CLASS_BINARY,
         CREDENTIAL_CLASS_HEX,

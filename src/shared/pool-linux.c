@@ -148,3 +148,10 @@ int pool_random_bytes(void *buf, size_t size) {
         n = loop_read(fd, buf, size);
         return n < 0 ? (int) n : (size_t) n == size ? 0 : -EIO;
 }
+
+int pool_random_bytes_initialized(void *buf, size_t size) {
+        /* No GRND_INSECURE, no /dev/urandom: a host whose own pool is not
+         * initialized hands out nothing rather than bytes someone could
+         * predict. */
+        return getrandom_all(buf, size, GRND_NONBLOCK);
+}

@@ -33,3 +33,9 @@ int pool_size_bits(void);
  * pool was not ready and they came from GRND_INSECURE (or /dev/urandom on
  * kernels < 5.6): mixable, never to be trusted as a secret on their own. */
 int pool_random_bytes(void *buf, size_t size);
+
+/* Fill @buf with @size bytes from the initialized CRNG only
+ * (getrandom(GRND_NONBLOCK)): -EAGAIN while it is not initialized, and no
+ * fallback of any kind, for bytes that leave this machine as another
+ * machine's secret (entropyctl credential). 0 or -errno. */
+int pool_random_bytes_initialized(void *buf, size_t size);

@@ -127,9 +127,8 @@ int pool_size_bits(void) {
         return env_int("FAKE_POOL_SIZE_BITS", 256);
 }
 
-int pool_random_bytes(void *buf, size_t size) {
+static int read_urandom(void *buf, size_t size) {
         _cleanup_close_ int fd = -EBADF;
-        bool ready = pool_probe_ready() > 0;
 
         fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -143,5 +142,23 @@ int pool_random_bytes(void *buf, size_t size) {
                 p += n;
                 size -= (size_t) n;
         }
-        return ready;
+        return 0;
+}
+
+int pool_random_bytes(void *buf, size_t size) {
+        bool ready = pool_probe_ready() > 0;
+        int r;
+
+        r = read_urandom(buf, size);
+        return r < 0 ? r : ready;
+}
+
+int pool_random_bytes_initialized(void *buf, size_t size) {
+        int r = pool_probe_ready();
+
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return -EAGAIN;
+        return read_urandom(buf, size);
 }

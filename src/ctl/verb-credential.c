@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* entropyctl credential [--format=FORMAT] [--bits=N] [--output=FILE]: a
+ * fresh seed for one machine, as the system credential entropy-gate.seed
+ * in the form its hypervisor or tool takes; entropy-seed credits it on
+ * that machine's boot, once. */
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "credential-format.h"
+#include "ctl.h"
+#include "io-util.h"
+#include "log.h"
+#include "macro.h"
+#include "pool.h"
+
+/* A new file only root can read: never over an existing file or through
+ * a symlink someone else left there (O_EXCL), and on the disk before the
+ * hypervisor that is started next reads it. */
+static int write_new_file(const char *path, const void *buf, size_t size) {
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+        if (fd < 0)
+                return negative_errno();
+        r = loop_write(fd, buf, size);
+        if (r >= 0)
+                r = RET_NERRNO(fsync(fd));
+        if (r >= 0)
+                r = RET_NERRNO(close(TAKE_FD(fd)));
+        if (r < 0)
+                (void) unlink(path);
+        return r;
+}
+
+int verb_credential(int argc, char *argv[], const CtlArgs *a) {
+        CredentialFormat f = a->format >= 0 ? a->format : CREDENTIAL_FORMAT_QEMU_SMBIOS;
+        size_t size = (a->bits ?: CREDENTIAL_BITS_DEFAULT) / 8;
+        uint8_t seed[CREDENTIAL_BITS_MAX / 8];
+        char text[CREDENTIAL_TEXT_MAX];
+        ssize_t n;
+        int r, ret = CTL_EXIT_FAILURE;
+
+        if (f == CREDENTIAL_FORMAT_CLOUD_INIT) {
+                log_error("cloud-init cannot deliver the seed: it runs after entropy-seed.service, so a first boot "
+                          "would never see it. Pass the SMBIOS string (--format=libvirt, virt-install or qemu-smbios) "
+                          "beside cloud-init's data source instead; see entropyctl(1).");
+                return CTL_EXIT_USAGE;
+        }
+        /* Bytes on a terminal are lost, or taken as its controls. */
+        if (f == CREDENTIAL_FORMAT_RAW && !a->output && isatty(STDOUT_FILENO)) {
+                log_error("Refusing to write the seed's bytes to a terminal: redirect standard output to a file, "
+                          "or use --output=FILE.");
+                return CTL_EXIT_USAGE;
+        }
+
+        /* Hex is read back whole whatever the bytes; raw bytes are not
+         * always (credential_seed_survives()). 16 unlucky draws in a row
+         * (p < 2^-100) mean a broken generator. */
+        for (unsigned i = 0; i < 16; i++) {
+                r = pool_random_bytes_initialized(seed, size);
+                if (r < 0 || f != CREDENTIAL_FORMAT_RAW || credential_seed_survives(seed, size))
+                        break;
+                r = -EIO;
+        }
+        if (r == -EAGAIN) {
+                log_error("This host's random pool is not initialized: no seed, its bytes could be predicted. "
+                          "Ask again once 'entropyctl status' says it is.");
+                goto out;
+        }
+        if (r < 0) {
+                log_error_errno(r, "Failed to get random bytes from the kernel: %m");
+                goto out;
+        }
+
+        n = credential_format(f, seed, size, text, sizeof(text));
+        if (n < 0) {
+                log_error_errno((int) n, "Failed to format the seed as %s: %m", credential_format_to_string(f));
+                goto out;
+        }
+
+        if (a->output)
+                r = write_new_file(a->output, text, (size_t) n);
+        else
+                r = loop_write(STDOUT_FILENO, text, (size_t) n);
+        if (r == -EEXIST)
+                log_error("%s exists: a seed file is never replaced; remove it first.", a->output);
+        else if (r < 0)
+                log_error_errno(r, "Failed to write the seed to %s: %m", a->output ?: "standard output");
+        else
+                ret = CTL_EXIT_OK;
+out:
+        erase(seed, sizeof(seed));
+        erase(text, sizeof(text));
+        return ret;
+}
