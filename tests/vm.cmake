@@ -27,6 +27,13 @@ add_test(NAME vm-crash
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vm/crash-tier.sh --build-dir ${CMAKE_BINARY_DIR})
 set_tests_properties(vm-crash PROPERTIES
   LABELS "vm;vm-crash" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK eg-vm-cache TIMEOUT 2400)
+# The VM generation: the systemd image on one disk booted with QEMU's
+# -device vmgenid, the same guid twice, then another, then none
+# (vmgen-tier.sh): the seed is credited in its own generation only.
+add_test(NAME vm-vmgen
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vm/vmgen-tier.sh --build-dir ${CMAKE_BINARY_DIR})
+set_tests_properties(vm-vmgen PROPERTIES
+  LABELS vm SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK eg-vm-cache TIMEOUT 1200)
 # Cold caches: the busybox tier builds in seconds and boots 6 times (~1 min);
 # the systemd tier debootstraps once (~1.5 min), builds the .debs twice
 # (~1 min) and boots 9 times (20-30 s each); the crash tier boots 28 times,

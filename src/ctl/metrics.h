@@ -23,6 +23,8 @@ typedef enum SeedVerdict {
         SEED_VERDICT_NOT_CREDITABLE,   /* written while the CRNG was not initialized */
         SEED_VERDICT_FIRST_BOOT,
         SEED_VERDICT_OTHER_MACHINE,    /* bound to another machine-id: a clone */
+        SEED_VERDICT_VM_GENERATION_CHANGED, /* saved in another VM generation: a restored snapshot or clone */
+        SEED_VERDICT_VM_GENERATION_UNREADABLE, /* saved in a VM generation, none readable now */
         SEED_VERDICT_NO_MACHINE_ID,    /* none, or an invalid one, to bind to */
         SEED_VERDICT_PERMISSIONS,      /* owner or mode of the file or its directory */
         SEED_VERDICT_NOT_DURABLE,      /* the replacement could not be written first */

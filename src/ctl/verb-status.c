@@ -424,6 +424,8 @@ static void print_json(const Status *s, JsonFormat format) {
                 json_u64_or_null(&j, "credential_bits", r->credential_bits);
                 json_u64_or_null(&j, "legacy_mixed", r->legacy_mixed);
                 json_tristate(&j, "replacement_creditable", r->replacement_creditable);
+                json_string(&j, "vm_generation", record_vm_generation_to_string(r->vm_generation));
+                json_string(&j, "seed_generation", seed_generation_to_string(r->seed_generation));
                 json_u64_or_null(&j, "boottime_usec", r->boottime_usec);
                 json_object_end(&j);
         } else
@@ -495,6 +497,40 @@ static const char *format_age(char *buf, size_t size, uint64_t u) {
 #define LABEL "%13s: "
 #define CONTINUED "               "  /* under the text after LABEL */
 
+/* The VM generation as the load saw it, and the seed's against it. */
+static void print_vm_generation(const SeedRecord *r) {
+        static const char *const seed_says[_SEED_GENERATION_MAX] = {
+                [SEED_GENERATION_UNBOUND] = "the seed was saved in none (machine-id rules only)",
+                [SEED_GENERATION_SAME] = "the seed was saved in this one",
+                [SEED_GENERATION_CHANGED] = "changed since this seed was saved: restored snapshot or clone",
+                [SEED_GENERATION_UNVERIFIABLE] = "the seed was saved in one, but none can be read now",
+        };
+        const char *now;
+
+        switch (r->vm_generation) {
+        case RECORD_VM_GENERATION_NONE:
+                now = "none (no vmclock or VM Generation ID device)";
+                break;
+        case RECORD_VM_GENERATION_VMCLOCK:
+                now = "vmclock generation counter";
+                break;
+        case RECORD_VM_GENERATION_VMGENID:
+                now = "VM Generation ID";
+                break;
+        case RECORD_VM_GENERATION_UNREADABLE:
+                now = "a device is there, but cannot be read";
+                break;
+        default:
+                return;  /* an older entropy-seed: nothing recorded */
+        }
+        printf(LABEL "%s", "VM generation", now);
+        if (r->seed_generation >= 0 && r->seed_generation < _SEED_GENERATION_MAX)
+                printf("; %s%s%s", r->seed_generation == SEED_GENERATION_CHANGED ||
+                       r->seed_generation == SEED_GENERATION_UNVERIFIABLE ? ansi_yellow() : "",
+                       seed_says[r->seed_generation], ansi_normal());
+        printf("\n");
+}
+
 static void print_seed_helper(const Status *s) {
         const SeedRecord *r = &s->seed_rec;
 
@@ -514,6 +550,7 @@ static void print_seed_helper(const Status *s) {
         if (r->boottime_usec != RUNSTATE_UNKNOWN)
                 printf(" (at %s)", FORMAT_DURATION(r->boottime_usec));
         printf("\n");
+        print_vm_generation(r);
         if (r->credential > CREDENTIAL_NONE)
                 printf(LABEL "%s, %" PRIu64 " bits\n", "Credential", credential_result_to_string(r->credential),
                        r->credential_bits == RUNSTATE_UNKNOWN ? 0 : r->credential_bits);

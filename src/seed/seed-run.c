@@ -22,6 +22,7 @@
 #include "seed-run.h"
 #include "seed-store.h"
 #include "time-util.h"
+#include "vm-generation.h"
 
 #define CREDENTIAL_MAX 4096
 #define SYSTEM_CREDENTIALS_DIR "/run/credentials/@system"
@@ -220,6 +221,8 @@ typedef struct Load {
         Ledger ledger;
         bool ledger_changed;
         MachineId machine;
+        VmGeneration generation;     /* this boot's, when generation_state > 0 */
+        int generation_state;        /* 1 read, 0 none, -errno a source that cannot be read */
         bool first_boot_flag;
         char boot_id[MACHINE_ID_HEX_LEN + 1];
         StoredSeed old;
@@ -292,11 +295,38 @@ static void fresh_get(Fresh *f, size_t size) {
         }
 }
 
+/* This boot's VM generation (vm-generation.h): 1 and *ret, 0 none, -errno
+ * when there is a source that cannot be read, said here once. A seed is then
+ * saved unbound, as on a system without one: crediting it after a restore is
+ * what every seed risked before generations were read, and refusing to
+ * credit any seed on every VM whose kernel is locked down would trade that
+ * risk for a pool that is never seeded early. */
+static int generation_read(VmGeneration *ret) {
+        char why[VM_GENERATION_WHY_MAX];
+        int r;
+
+        r = vm_generation_read(ret, why);
+        if (r < 0) {
+                log_warning("Cannot read the VM generation, so seeds are not bound to it: %s", why);
+                *ret = (VmGeneration) { .source = VM_GENERATION_NONE };
+        }
+        return r;
+}
+
+static RecordVmGeneration record_vm_generation(const VmGeneration *g, int state) {
+        if (state < 0)
+                return RECORD_VM_GENERATION_UNREADABLE;
+        if (state == 0)
+                return RECORD_VM_GENERATION_NONE;
+        return g->source == VM_GENERATION_VMCLOCK ? RECORD_VM_GENERATION_VMCLOCK : RECORD_VM_GENERATION_VMGENID;
+}
+
 /* Build and durably write the next seed, of @fresh's size: derived from
  * the old one (or none), @fresh (wiped here) and both clocks (see
- * seed_derive()), bound to this machine. */
-static int write_next_seed(int dfd, const MachineId *m, const uint8_t *old, size_t old_size, Fresh *fresh,
-                           bool want_creditable, bool *ret_creditable) {
+ * seed_derive()), bound to this machine and to the VM generation @gen
+ * (NULL: none known). */
+static int write_next_seed(int dfd, const MachineId *m, const VmGeneration *gen, const uint8_t *old, size_t old_size,
+                           Fresh *fresh, bool want_creditable, bool *ret_creditable) {
         _cleanup_(seed_file_erase) SeedFile next = {};
         int r;
 
@@ -307,6 +337,7 @@ static int write_next_seed(int dfd, const MachineId *m, const uint8_t *old, size
                 !machine_id_counts_as_invalid(m);
         next.seed_size = fresh->size;
         seed_binding_compute(machine_id_get(m), next.binding);
+        vm_generation_binding(gen, next.generation);
         r = seed_derive(old, old_size, fresh->bytes, fresh->size, now_usec(CLOCK_REALTIME), now_usec(CLOCK_BOOTTIME),
                         next.seed, fresh->size);
         erase(fresh, sizeof(*fresh));
@@ -340,10 +371,15 @@ static void facts_fill(const Load *l, struct seed_facts *f) {
                 .dir_mode = l->dir_stat.mode,
         };
         if (l->old.parsed) {
-                uint8_t binding[SEED_BINDING_SIZE];
+                uint8_t binding[SEED_BINDING_SIZE], generation[SEED_GENERATION_SIZE];
 
                 seed_binding_compute(machine_id_get(m), binding);
                 f->binding_matches = memcmp(binding, l->old.file.binding, SEED_BINDING_SIZE) == 0;
+                f->seed_generation_bound = !vm_generation_binding_is_none(l->old.file.generation);
+                f->generation_readable = l->generation_state > 0;
+                vm_generation_binding(f->generation_readable ? &l->generation : NULL, generation);
+                f->generation_matches = f->generation_readable &&
+                        memcmp(generation, l->old.file.generation, SEED_GENERATION_SIZE) == 0;
         }
 }
 
@@ -559,6 +595,7 @@ int seed_load(const SeedOptions *o) {
                 .action = SEED_ACTION_NOT_CREDITED,
                 .credential = CREDENTIAL_NONE,
                 .replacement_creditable = 0,
+                .seed_generation = _SEED_GENERATION_INVALID,
         };
         snprintf(l.record.seed_path, sizeof(l.record.seed_path), "%s/%s", o->seed_dir_shown, SEED_FILE_NAME);
 
@@ -592,6 +629,8 @@ int seed_load(const SeedOptions *o) {
         if (l.machine.state == MACHINE_ID_INVALID && l.machine.error < 0)
                 log_warning_errno(l.machine.error, "Failed to read /etc/machine-id: %m");
         (void) mix(l.machine.raw, l.machine.raw_size, "the machine-id", NULL);
+        l.generation_state = generation_read(&l.generation);
+        l.record.vm_generation = record_vm_generation(&l.generation, l.generation_state);
         l.first_boot_flag = first_boot_flag_read();
         l.record.legacy_mixed = mix_legacy_seeds();
         l.have_cred = credential_read(&l.cred) > 0;
@@ -627,6 +666,10 @@ int seed_load(const SeedOptions *o) {
                 }
         }
         facts_fill(&l, &facts);
+        if (l.old.parsed)
+                l.record.seed_generation = !facts.seed_generation_bound ? SEED_GENERATION_UNBOUND :
+                        !facts.generation_readable ? SEED_GENERATION_UNVERIFIABLE :
+                        facts.generation_matches ? SEED_GENERATION_SAME : SEED_GENERATION_CHANGED;
 
         /* 4. The next seed, durable before anything is credited. */
         old = stored_seed_bytes(&l.old, &old_size);
@@ -638,7 +681,8 @@ int seed_load(const SeedOptions *o) {
                 Fresh fresh;
 
                 fresh_get(&fresh, size);
-                r = write_next_seed(l.dfd, &l.machine, old, old_size, &fresh, seed_credit_rules_2_to_6_hold(&facts),
+                r = write_next_seed(l.dfd, &l.machine, l.generation_state > 0 ? &l.generation : NULL, old, old_size,
+                                    &fresh, seed_credit_rules_2_to_6_hold(&facts),
                                     &replacement_creditable);
         } else
                 r = -EBADF;
@@ -752,7 +796,9 @@ int seed_save(const SeedOptions *o) {
         FileStat dst;
         const uint8_t *bytes = NULL;
         size_t size = 0, seed_size = seed_size_for_poolsize(pool_size_bits());
-        bool creditable = false, invalid_id;
+        VmGeneration generation;
+        const char *bound;
+        bool creditable = false, invalid_id, have_generation;
         int dfd, r;
 
         /* Open, and locked until the process exits (seed-run.h). */
@@ -764,6 +810,7 @@ int seed_save(const SeedOptions *o) {
                 return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir_shown);
 
         machine_id_read(&m);
+        have_generation = generation_read(&generation) > 0;
         /* Bytes from an initialized CRNG are all the next seed needs. Fresh
          * bytes got while it is not initialized may be guessable: chain them
          * with the old seed, which keeps whatever secret it had. */
@@ -773,13 +820,16 @@ int seed_save(const SeedOptions *o) {
                 bytes = stored_seed_bytes(&old, &size);
         }
         invalid_id = machine_id_counts_as_invalid(&m);
-        r = write_next_seed(dfd, &m, bytes, size, &fresh, false, &creditable);
+        r = write_next_seed(dfd, &m, have_generation ? &generation : NULL, bytes, size, &fresh, false, &creditable);
         erase(&m, sizeof(m));
+        bound = have_generation ? vm_generation_source_to_string(generation.source) : NULL;
+        erase(&generation, sizeof(generation));
         if (r < 0)
                 return log_error_errno(r, "Failed to save a new seed to %s/%s: %m", o->seed_dir_shown, SEED_FILE_NAME);
 
         if (creditable)
-                log_info("saved %zu bits to %s/%s", seed_size * 8, o->seed_dir_shown, SEED_FILE_NAME);
+                log_info("saved %zu bits to %s/%s%s%s%s", seed_size * 8, o->seed_dir_shown, SEED_FILE_NAME,
+                         bound ? ", bound to this VM generation (" : "", bound ?: "", bound ? ")" : "");
         else
                 log_info("saved %zu bits to %s/%s, not creditable: %s",
                          seed_size * 8, o->seed_dir_shown, SEED_FILE_NAME,
@@ -837,7 +887,9 @@ int seed_provision(const SeedOptions *o) {
 
         size = seed_size_for_poolsize(pool_size_bits());
         fresh_get(&fresh, size);
-        r = write_next_seed(dfd, &m, NULL, 0, &fresh, false, &creditable);
+        /* No VM generation: the device that boots the image has its own,
+         * unknown here; the machine-id binds the seed to it. */
+        r = write_next_seed(dfd, &m, NULL, NULL, 0, &fresh, false, &creditable);
         if (r < 0)
                 return log_error_errno(r, "Failed to write a seed to %s/%s: %m", o->seed_dir_shown, SEED_FILE_NAME);
         if (!creditable)

@@ -31,6 +31,8 @@ static bool rule4_holds(const struct seed_facts *f) {
          * that would let a broken or planted file stand in for an opt-in. */
         if (f->machine_id_invalid)
                 return false;
+        if (f->seed_generation_bound && !(f->generation_readable && f->generation_matches))
+                return false;
         return f->binding_matches;
 }
 
@@ -77,7 +79,13 @@ bool seed_credit_rules_2_to_6_hold(const struct seed_facts *f) {
  *    not make it less so.
  * 4. It is bound to this machine. A seed inside an image is shared by every
  *    clone booted from it: crediting it on each would give them all the same
- *    "secret". A changed machine-id is the sign of a clone.
+ *    "secret". A changed machine-id is the sign of a clone. A VM restored
+ *    from a snapshot, or copied with its disk, keeps its machine-id: where
+ *    the hypervisor says which VM generation this is, a seed saved in one
+ *    generation is credited only in that same generation, and a seed that
+ *    names a generation is not credited where none can be read (the copy
+ *    may run where the device is missing). A seed saved where there was no
+ *    generation to read keeps the machine-id rule alone.
  * 5. Not a first boot. A freshly installed or freshly cloned system
  *    (machine-id "uninitialized", /run/systemd/first-boot) carries whatever
  *    seed the image carried, which every clone shares.
@@ -118,6 +126,11 @@ CreditDecision seed_credit_decide(const struct seed_facts *f) {
                 return f->machine_id_present ?
                         refuse(&d, 4, "seed is bound to another machine (machine-id changed: cloned image?)") :
                         refuse(&d, 4, "seed is bound to a machine-id, but this system has none (cloned image?)");
+        if (f->seed_generation_bound && !f->generation_readable)
+                return refuse(&d, 4, "seed was saved in a VM generation, but none can be read now: restored "
+                              "snapshot or clone?");
+        if (f->seed_generation_bound && !f->generation_matches)
+                return refuse(&d, 4, "VM generation changed since this seed was saved: restored snapshot or clone");
 
         if (f->first_boot_flag_present)
                 return refuse(&d, 5, "first boot (/run/systemd/first-boot exists)");

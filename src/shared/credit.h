@@ -27,6 +27,10 @@ struct seed_facts {
         bool machine_id_invalid;          /* it exists but is neither 32 hex digits nor "uninitialized" */
         bool binding_matches;             /* file binding == seed_binding_compute(current id, or NULL) */
         bool credit_without_machine_id;   /* configuration: CreditWithoutMachineId= */
+        /* ... and to this VM generation (vm-generation.h). */
+        bool seed_generation_bound;       /* the file records the VM generation it was saved in */
+        bool generation_readable;         /* this boot's VM generation could be read */
+        bool generation_matches;          /* ... and is the one the file records */
 
         /* Rule 5: first boot. */
         bool machine_id_uninitialized;    /* /etc/machine-id says "uninitialized" */

@@ -34,6 +34,22 @@ static const char *const credential_result_table[_CREDENTIAL_MAX] = {
         [CREDENTIAL_CREDITED] = "credited",
 };
 
+static const char *const record_vm_generation_table[_RECORD_VM_GENERATION_MAX] = {
+        [RECORD_VM_GENERATION_NONE] = "none",
+        [RECORD_VM_GENERATION_VMCLOCK] = "vmclock",
+        [RECORD_VM_GENERATION_VMGENID] = "vmgenid",
+        [RECORD_VM_GENERATION_UNREADABLE] = "unreadable",
+};
+
+static const char *const seed_generation_table[_SEED_GENERATION_MAX] = {
+        [SEED_GENERATION_UNBOUND] = "unbound",
+        [SEED_GENERATION_SAME] = "same",
+        [SEED_GENERATION_CHANGED] = "changed",
+        [SEED_GENERATION_UNVERIFIABLE] = "unverifiable",
+};
+
+DEFINE_STRING_TABLE(record_vm_generation, RecordVmGeneration)
+DEFINE_STRING_TABLE(seed_generation, SeedGeneration)
 DEFINE_STRING_TABLE(record_outcome, RecordOutcome)
 DEFINE_STRING_TABLE(seed_action, SeedAction)
 DEFINE_STRING_TABLE(credential_result, CredentialResult)
@@ -141,7 +157,8 @@ typedef struct Field {
 
 /* Enum fields are read and written as int. */
 _Static_assert(sizeof(RecordOutcome) == sizeof(int) && sizeof(SeedAction) == sizeof(int) &&
-               sizeof(CredentialResult) == sizeof(int), "enum fields must be int-sized");
+               sizeof(CredentialResult) == sizeof(int) && sizeof(RecordVmGeneration) == sizeof(int) &&
+               sizeof(SeedGeneration) == sizeof(int), "enum fields must be int-sized");
 
 static const Field gate_fields[] = {
         ENUM("OUTCOME", GateRecord, outcome, record_outcome_table),
@@ -162,6 +179,8 @@ static const Field seed_fields[] = {
         TEXT_OPT("CREDENTIAL_HASH", SeedRecord, credential_hash),
         U64("LEGACY_MIXED", SeedRecord, legacy_mixed),
         BOOL("REPLACEMENT_CREDITABLE", SeedRecord, replacement_creditable),
+        ENUM("VM_GENERATION", SeedRecord, vm_generation, record_vm_generation_table),
+        ENUM("SEED_GENERATION", SeedRecord, seed_generation, seed_generation_table),
         U64("BOOTTIME_USEC", SeedRecord, boottime_usec),
 };
 

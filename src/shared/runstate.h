@@ -35,6 +35,12 @@
  *                                   the initrd's, does not credit it again)
  *          LEGACY_MIXED=N          (legacy seed files mixed in, uncredited)
  *          REPLACEMENT_CREDITABLE=yes|no
+ *          VM_GENERATION=none|vmclock|vmgenid|unreadable
+ *                                  (this boot's VM generation: its source, or none)
+ *          SEED_GENERATION=unbound|same|changed|unverifiable
+ *                                  (the seed's VM generation against this boot's:
+ *                                   saved in none, in this one, in another, or
+ *                                   in one while none can be read now)
  *          BOOTTIME_USEC=N
  *
  * Text values are written in ASCII, with a backslash, control bytes and
@@ -93,6 +99,24 @@ typedef enum CredentialResult {
         _CREDENTIAL_INVALID = -EINVAL,
 } CredentialResult;
 
+typedef enum RecordVmGeneration {
+        RECORD_VM_GENERATION_NONE,
+        RECORD_VM_GENERATION_VMCLOCK,
+        RECORD_VM_GENERATION_VMGENID,
+        RECORD_VM_GENERATION_UNREADABLE,
+        _RECORD_VM_GENERATION_MAX,
+        _RECORD_VM_GENERATION_INVALID = -EINVAL,
+} RecordVmGeneration;
+
+typedef enum SeedGeneration {
+        SEED_GENERATION_UNBOUND,
+        SEED_GENERATION_SAME,
+        SEED_GENERATION_CHANGED,
+        SEED_GENERATION_UNVERIFIABLE,
+        _SEED_GENERATION_MAX,
+        _SEED_GENERATION_INVALID = -EINVAL,
+} SeedGeneration;
+
 #define RUNSTATE_TEXT_MAX 512
 
 typedef struct SeedRecord {
@@ -106,6 +130,8 @@ typedef struct SeedRecord {
         char credential_hash[65];    /* "" none */
         uint64_t legacy_mixed;
         int replacement_creditable;  /* -1: unknown */
+        RecordVmGeneration vm_generation;
+        SeedGeneration seed_generation;   /* unknown when no seed parsed */
         uint64_t boottime_usec;
 } SeedRecord;
 
@@ -115,6 +141,10 @@ const char *seed_action_to_string(SeedAction a);
 SeedAction seed_action_from_string(const char *s);
 const char *credential_result_to_string(CredentialResult c);
 CredentialResult credential_result_from_string(const char *s);
+const char *record_vm_generation_to_string(RecordVmGeneration g);
+RecordVmGeneration record_vm_generation_from_string(const char *s);
+const char *seed_generation_to_string(SeedGeneration g);
+SeedGeneration seed_generation_from_string(const char *s);
 
 /* Pure: the text of a record, into @buf. Returns its length, or -ENOBUFS. */
 int gate_record_format(const GateRecord *r, char *buf, size_t size);

@@ -6,11 +6,12 @@
 #include "blake2s.h"
 #include "macro.h"
 #include "seed-file.h"
+#include "vm-generation.h"
 
 #define OFFSET_VERSION   8U
 #define OFFSET_FLAGS    12U
 #define OFFSET_BINDING  16U
-#define OFFSET_SEEDSIZE 48U
+#define OFFSET_GENERATION 48U        /* version 2: the seed size follows it */
 
 static void put_le32(uint8_t *p, uint32_t v) {
         p[0] = (uint8_t) v;
@@ -39,18 +40,23 @@ int seed_file_serialize_into(const SeedFile *in, uint8_t buf[static SEED_FILE_SI
         if (in->seed_size < SEED_SIZE_MIN || in->seed_size > SEED_SIZE_MAX)
                 return -EINVAL;
 
+        bool v2 = !vm_generation_binding_is_none(in->generation);
+        size_t header = v2 ? SEED_FILE_HEADER_SIZE_V2 : SEED_FILE_HEADER_SIZE;
+
         memcpy(buf, SEED_FILE_MAGIC, SEED_FILE_MAGIC_SIZE);
-        put_le32(buf + OFFSET_VERSION, SEED_FILE_VERSION);
+        put_le32(buf + OFFSET_VERSION, v2 ? SEED_FILE_VERSION_GENERATION : SEED_FILE_VERSION);
         put_le32(buf + OFFSET_FLAGS, in->creditable ? SEED_FLAG_CREDITABLE : 0);
         memcpy(buf + OFFSET_BINDING, in->binding, SEED_BINDING_SIZE);
-        put_le32(buf + OFFSET_SEEDSIZE, (uint32_t) in->seed_size);
-        memcpy(buf + SEED_FILE_HEADER_SIZE, in->seed, in->seed_size);
+        if (v2)
+                memcpy(buf + OFFSET_GENERATION, in->generation, SEED_GENERATION_SIZE);
+        put_le32(buf + header - 4, (uint32_t) in->seed_size);
+        memcpy(buf + header, in->seed, in->seed_size);
 
-        size_t body = SEED_FILE_HEADER_SIZE + in->seed_size;
+        size_t body = header + in->seed_size;
         /* Cannot fail: constant, valid parameters. */
         (void) blake2s(buf + body, SEED_FILE_CHECKSUM_SIZE, NULL, 0, buf, body);
 
-        *ret_size = SEED_FILE_SIZE(in->seed_size);
+        *ret_size = body + SEED_FILE_CHECKSUM_SIZE;
         return 0;
 }
 
@@ -101,24 +107,32 @@ int seed_file_parse(const uint8_t *buf, size_t size, SeedFile *ret, const char *
                 return parse_fail(reason, "truncated header", -EBADMSG);
 
         uint32_t version = get_le32(buf + OFFSET_VERSION);
-        if (version != SEED_FILE_VERSION)
+        if (version != SEED_FILE_VERSION && version != SEED_FILE_VERSION_GENERATION)
                 return parse_fail(reason, "unsupported format version", -EPROTONOSUPPORT);
+        size_t header = version == SEED_FILE_VERSION_GENERATION ? SEED_FILE_HEADER_SIZE_V2 : SEED_FILE_HEADER_SIZE;
+        if (size < header)
+                return parse_fail(reason, "truncated header", -EBADMSG);
 
         uint32_t flags = get_le32(buf + OFFSET_FLAGS);
         if ((flags & ~SEED_FLAG_CREDITABLE) != 0)
                 return parse_fail(reason, "unknown flags set", -EPROTONOSUPPORT);
 
-        uint32_t n = get_le32(buf + OFFSET_SEEDSIZE);
+        /* One encoding per seed: a generation that says "none" is written
+         * as version 1. */
+        if (header == SEED_FILE_HEADER_SIZE_V2 && vm_generation_binding_is_none(buf + OFFSET_GENERATION))
+                return parse_fail(reason, "version 2 without a VM generation", -EBADMSG);
+
+        uint32_t n = get_le32(buf + header - 4);
         if (n < SEED_SIZE_MIN || n > SEED_SIZE_MAX)
                 return parse_fail(reason, "seed length out of range", -EINVAL);
 
-        size_t want = SEED_FILE_SIZE(n);
+        size_t want = header + n + SEED_FILE_CHECKSUM_SIZE;
         if (size < want)
                 return parse_fail(reason, "truncated", -EBADMSG);
         if (size > want)
                 return parse_fail(reason, "trailing data after the checksum", -EBADMSG);
 
-        size_t body = SEED_FILE_HEADER_SIZE + n;
+        size_t body = header + n;
         (void) blake2s(sum, sizeof(sum), NULL, 0, buf, body);
         bool ok = memeq_const(sum, buf + body, sizeof(sum));
         erase(sum, sizeof(sum));
@@ -127,8 +141,12 @@ int seed_file_parse(const uint8_t *buf, size_t size, SeedFile *ret, const char *
 
         ret->creditable = flags & SEED_FLAG_CREDITABLE;
         memcpy(ret->binding, buf + OFFSET_BINDING, SEED_BINDING_SIZE);
+        if (header == SEED_FILE_HEADER_SIZE_V2)
+                memcpy(ret->generation, buf + OFFSET_GENERATION, SEED_GENERATION_SIZE);
+        else
+                memset(ret->generation, 0, SEED_GENERATION_SIZE);
         ret->seed_size = n;
-        memcpy(ret->seed, buf + SEED_FILE_HEADER_SIZE, n);
+        memcpy(ret->seed, buf + header, n);
         /* Leave no stale secret behind in the unused tail. */
         memset(ret->seed + n, 0, SEED_SIZE_MAX - n);
         return 0;

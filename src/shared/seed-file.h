@@ -18,20 +18,40 @@
  *       52     n  seed
  *     52+n    32  checksum     BLAKE2s-256 (unkeyed) of bytes 0..52+n
  *
- * so a file is exactly SEED_FILE_SIZE(n) bytes, 116..596. A reader can bound
- * its read at SEED_FILE_SIZE_MAX + 1 bytes: anything longer is not a seed. */
+ * version 2, a seed saved in a known VM generation (vm-generation.h):
+ *
+ *        0     8  magic
+ *        8     4  version      2
+ *       12     4  flags        as in version 1
+ *       16    32  binding      as in version 1
+ *       48    32  generation   vm_generation_binding(), never all zero
+ *       80     4  seed_size
+ *       84     n  seed
+ *     84+n    32  checksum     BLAKE2s-256 (unkeyed) of bytes 0..84+n
+ *
+ * A seed without a generation is always written as version 1, so that each
+ * seed has exactly one encoding, the files of systems that are not VMs stay
+ * as they were, and an older entropy-seed still reads them; a version 2 file
+ * with an all-zero generation does not parse. A file is exactly
+ * SEED_FILE_SIZE(n) (116..596) or SEED_FILE_SIZE_V2(n) (148..628) bytes. A
+ * reader can bound its read at SEED_FILE_SIZE_MAX + 1 bytes: anything longer
+ * is not a seed. */
 
 #define SEED_SIZE_MIN 32U
 #define SEED_SIZE_MAX 512U
 #define SEED_BINDING_SIZE 32U
+#define SEED_GENERATION_SIZE 32U
 #define SEED_FILE_VERSION 1U
+#define SEED_FILE_VERSION_GENERATION 2U
 #define SEED_FILE_MAGIC "\x89" "EGSEED\n"
 #define SEED_FILE_MAGIC_SIZE 8U
 #define SEED_FILE_HEADER_SIZE 52U
+#define SEED_FILE_HEADER_SIZE_V2 (SEED_FILE_HEADER_SIZE + SEED_GENERATION_SIZE)
 #define SEED_FILE_CHECKSUM_SIZE 32U
 #define SEED_FILE_SIZE(n) (SEED_FILE_HEADER_SIZE + (size_t) (n) + SEED_FILE_CHECKSUM_SIZE)
+#define SEED_FILE_SIZE_V2(n) (SEED_FILE_HEADER_SIZE_V2 + (size_t) (n) + SEED_FILE_CHECKSUM_SIZE)
 #define SEED_FILE_SIZE_MIN SEED_FILE_SIZE(SEED_SIZE_MIN)
-#define SEED_FILE_SIZE_MAX SEED_FILE_SIZE(SEED_SIZE_MAX)
+#define SEED_FILE_SIZE_MAX SEED_FILE_SIZE_V2(SEED_SIZE_MAX)
 
 #define SEED_FLAG_CREDITABLE 0x1U
 
@@ -40,6 +60,7 @@
 typedef struct SeedFile {
         bool creditable;                        /* written while the CRNG was initialized */
         uint8_t binding[SEED_BINDING_SIZE];
+        uint8_t generation[SEED_GENERATION_SIZE]; /* vm_generation_binding(), all zero: saved in no known generation */
         size_t seed_size;                       /* SEED_SIZE_MIN..SEED_SIZE_MAX */
         uint8_t seed[SEED_SIZE_MAX];
 } SeedFile;
@@ -47,7 +68,7 @@ typedef struct SeedFile {
 void seed_file_erase(SeedFile *f);
 
 /* Encode @in into a new malloc'd buffer of SEED_FILE_SIZE(in->seed_size)
- * bytes. The caller wipes (erase()) and frees it. 0, -EINVAL (seed_size out
+ * bytes (SEED_FILE_SIZE_V2() with a generation). The caller wipes (erase()) and frees it. 0, -EINVAL (seed_size out
  * of range), -ENOMEM. */
 int seed_file_serialize(const SeedFile *in, uint8_t **ret, size_t *ret_size);
 

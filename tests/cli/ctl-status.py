@@ -201,13 +201,31 @@ with tempfile.TemporaryDirectory() as tmp:
         sh, g = d["this_boot"]["seed_helper"], d["this_boot"]["gate"]
         want_sh = dict(action="credited", bits=512, reason="", seed_path="/var/lib/entropy-gate/seed",
                        credential="none", credential_bits=0, legacy_mixed=1, replacement_creditable=True,
-                       boottime_usec=812345)
+                       vm_generation=None, seed_generation=None, boottime_usec=812345)
         want_g = dict(outcome="ready", ready_at_start=False, start_boottime_usec=900000,
                       end_boottime_usec=1900000, waited_usec=1000000)
         if sh != want_sh:
             fail(f"seed_helper {sh} != {want_sh}")
         if g != want_g:
             fail(f"gate {g} != {want_g}")
+    # A record of a load that found the seed saved in another VM generation.
+    with open(os.path.join(rundir, "seed"), "w") as f:
+        f.write("ACTION=not-credited\nBITS=0\nSEED_PATH=/var/lib/entropy-gate/seed\nREASON=VM generation changed "
+                "since this seed was saved: restored snapshot or clone\nCREDENTIAL=none\nVM_GENERATION=vmgenid\n"
+                "SEED_GENERATION=changed\nBOOTTIME_USEC=812345\n")
+    d = status_json(ctl_fake, env, expect_rc=0)
+    if d:
+        sh = d["this_boot"]["seed_helper"]
+        if sh["vm_generation"] != "vmgenid" or sh["seed_generation"] != "changed":
+            fail(f"VM generation in seed_helper: {sh}")
+    human = run(ctl_fake, env=env).stdout
+    for want in ("not credited: VM generation changed since this seed was saved: restored snapshot or clone",
+                 "VM generation: VM Generation ID; changed since this seed was saved"):
+        if want not in human:
+            fail(f"human output lacks {want!r}: {human}")
+    with open(os.path.join(rundir, "seed"), "w") as f:
+        f.write("ACTION=credited\nBITS=512\nSEED_PATH=/var/lib/entropy-gate/seed\nREASON=\nCREDENTIAL=none\n"
+                "CREDENTIAL_BITS=0\nLEGACY_MIXED=1\nREPLACEMENT_CREDITABLE=yes\nBOOTTIME_USEC=812345\n")
     human = run(ctl_fake, env=env).stdout
     print(human)
     for want in ("loaded, credited 512 bits", "ready after waiting 1.000s", "random.trust_cpu=off", "kernel default"):

@@ -15,6 +15,7 @@ Needs root (the crediting rules want root-owned seeds): exits 77 otherwise.
 import fcntl
 import os
 import re
+import struct
 import resource
 import shutil
 import stat
@@ -175,6 +176,36 @@ class Env:
         check(d["ok"] and d["CREDITABLE"] == ("yes" if creditable else "no"), "save wrote an unexpected seed", str(d))
         return d["SEED"]
 
+    def set_vmgen(self, guid=None, vmclock=None, mem=True):
+        """The VM generation the fake reader finds (tests/fake/vm-generation-fake.c):
+        QEMU's VMGENID SSDT and a sparse stand-in for /dev/mem holding @guid at
+        VGIA + 40, or a vmclock structure with counter @vmclock, or nothing."""
+        for k in ("FAKE_VMGEN_TABLES", "FAKE_VMGEN_MEM", "FAKE_VMGEN_VMCLOCK"):
+            self.env.pop(k, None)
+        shutil.rmtree(os.path.join(self.top, "vmgen"), ignore_errors=True)
+        d = os.path.join(self.top, "vmgen")
+        os.makedirs(os.path.join(d, "tables"))
+        if guid is not None:
+            vgia = 0x7ffdf000 & 0xfffff
+            aml = b"\x08VGIA\x0c" + struct.pack("<I", vgia) + b"\x10\x20\\_SB_[\x82VGEN"
+            hdr = b"SSDT" + struct.pack("<I", 36 + len(aml)) + b"\x01\x00BOCHS VMGENID\x00" + bytes(12)
+            with open(os.path.join(d, "tables/SSDT1"), "wb") as f:
+                f.write(hdr + aml)
+            self.env["FAKE_VMGEN_TABLES"] = os.path.join(d, "tables")
+            if mem:
+                with open(os.path.join(d, "mem"), "wb") as f:
+                    f.truncate(vgia + 4096)
+                    f.seek(vgia + 40)
+                    f.write(guid)
+                self.env["FAKE_VMGEN_MEM"] = os.path.join(d, "mem")
+        if vmclock is not None:
+            b = bytearray(4096)
+            struct.pack_into("<IIHBBIQQ", b, 0, 0x4b4c4356, 4096, 1, 1, 0, 2, 0, 1 << 8)
+            struct.pack_into("<Q", b, 104, vmclock)
+            with open(os.path.join(d, "vmclock0"), "wb") as f:
+                f.write(b)
+            self.env["FAKE_VMGEN_VMCLOCK"] = os.path.join(d, "vmclock0")
+
     def cleanup(self):
         shutil.rmtree(self.top, ignore_errors=True)
 
@@ -190,6 +221,87 @@ def case(fn):
 def expect_no_credit(e, seed_hex, message):
     check(seed_hex not in e.credited(), "the seed was credited", e.out)
     check(re.search(message, e.out), f"no message matching {message!r}", e.out)
+
+
+# --- VM generation (docs/design.md, "VM generation") ---------------------------
+
+GUID_A = bytes(range(1, 17))
+GUID_B = bytes(range(101, 117))
+NO_GENERATION = "0" * 64
+
+
+@case
+def vm_generation_same_credits(e):
+    e.set_vmgen(GUID_A)
+    old = e.make_seed()
+    check(e.inspect()["GENERATION"] != NO_GENERATION, "save did not bind the seed to the VM generation", e.out)
+    check("bound to this VM generation (vmgenid)" in e.out, "save does not say it bound the seed", e.out)
+    e.run_seed("load")
+    check(old in e.credited(), "a seed of this same VM generation was not credited", e.out)
+    rs = e.runstate()
+    check(rs.get("VM_GENERATION") == "vmgenid" and rs.get("SEED_GENERATION") == "same", "record", str(rs))
+    check(e.inspect()["GENERATION"] != NO_GENERATION, "the replacement is not bound to the generation")
+
+
+@case
+def vm_generation_changed_mixes(e):
+    e.set_vmgen(GUID_A)
+    old = e.make_seed()
+    e.set_vmgen(GUID_B)                       # a restored snapshot, or a clone
+    e.run_seed("load")
+    expect_no_credit(e, old, r"not crediting: VM generation changed since this seed was saved: restored snapshot "
+                     r"or clone")
+    check(old in e.mixed(), "the seed of another generation was not even mixed", e.out)
+    rs = e.runstate()
+    check(rs.get("SEED_GENERATION") == "changed" and rs.get("ACTION") == "not-credited", "record", str(rs))
+    # Back in generation A, that seed is gone: it was replaced, never credited twice.
+    e.new_boot()
+    e.set_vmgen(GUID_A)
+    e.run_seed("load")
+    check(old not in e.credited(), "the old seed came back", e.out)
+
+
+@case
+def vm_generation_unreadable_now_mixes(e):
+    e.set_vmgen(GUID_A)
+    old = e.make_seed()
+    e.set_vmgen(None)                          # the copy boots where there is no device
+    e.run_seed("load")
+    expect_no_credit(e, old, r"not crediting: seed was saved in a VM generation, but none can be read now")
+    rs = e.runstate()
+    check(rs.get("VM_GENERATION") == "none" and rs.get("SEED_GENERATION") == "unverifiable", "record", str(rs))
+    # The device is there but /dev/mem cannot be read: the same, and said.
+    e.new_boot()
+    e.set_vmgen(GUID_A)
+    old = e.make_seed()
+    e.set_vmgen(GUID_A, mem=False)
+    e.run_seed("load")
+    expect_no_credit(e, old, r"seed was saved in a VM generation, but none can be read now")
+    check("Cannot read the VM generation" in e.out, "an unreadable generation is not reported", e.out)
+    check(e.runstate().get("VM_GENERATION") == "unreadable", "record", str(e.runstate()))
+
+
+@case
+def vm_generation_absent_from_seed_keeps_old_rules(e):
+    e.set_vmgen(None)
+    old = e.make_seed()
+    check(e.inspect()["GENERATION"] == NO_GENERATION, "a seed was bound to a generation that does not exist")
+    check(os.path.getsize(e.seed) == 52 + 32 + int(e.inspect()["SEED_SIZE"]), "not a version 1 file")
+    e.set_vmgen(GUID_A)
+    e.run_seed("load")
+    check(old in e.credited(), "a seed saved without a generation was not credited", e.out)
+    check(e.runstate().get("SEED_GENERATION") == "unbound", "record", str(e.runstate()))
+
+
+@case
+def vm_generation_vmclock_preferred(e):
+    e.set_vmgen(GUID_A, vmclock=7)
+    old = e.make_seed()
+    check("bound to this VM generation (vmclock)" in e.out, "vmclock not preferred", e.out)
+    e.set_vmgen(GUID_A, vmclock=8)             # the counter moved: restored
+    e.run_seed("load")
+    expect_no_credit(e, old, r"VM generation changed since this seed was saved")
+    check(e.runstate().get("VM_GENERATION") == "vmclock", "record", str(e.runstate()))
 
 
 # --- rotation ----------------------------------------------------------------
@@ -332,7 +444,7 @@ def huge_sparse_seed(e):
     def prep(e, good):
         with open(e.seed, "r+b") as f:
             f.truncate(1 << 30)
-    r0 = bad_input(e, prep, r"not crediting: the seed file is larger than 596 bytes")
+    r0 = bad_input(e, prep, r"not crediting: the seed file is larger than 628 bytes")
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     check(r1.ru_maxrss < 64 * 1024, f"peak RSS {r1.ru_maxrss} KiB: the 1 GiB file was read")
 

@@ -5,7 +5,8 @@
  *
  *   seed-inspect FILE [MACHINE_ID]
  *
- * Prints CREDITABLE=yes|no, SEED_SIZE=N, SEED=<hex>, BINDING=<hex> and, with
+ * Prints CREDITABLE=yes|no, SEED_SIZE=N, SEED=<hex>, BINDING=<hex>,
+ * GENERATION=<hex> (all zero: saved in no known VM generation) and, with
  * MACHINE_ID (the text of a machine-id file, "" for none), BOUND=yes|no.
  * Exit 0 when the file parses, 1 (with ERROR=<reason>) when it does not or
  * cannot be read, 2 on usage errors. */
@@ -52,6 +53,7 @@ int main(int argc, char *argv[]) {
         printf("CREDITABLE=%s\nSEED_SIZE=%zu\n", yes_no(f.creditable), f.seed_size);
         print_hex("SEED", f.seed, f.seed_size);
         print_hex("BINDING", f.binding, SEED_BINDING_SIZE);
+        print_hex("GENERATION", f.generation, SEED_GENERATION_SIZE);
         if (argc == 3) {
                 seed_binding_compute(argv[2][0] ? argv[2] : NULL, binding);
                 printf("BOUND=%s\n", yes_no(memcmp(binding, f.binding, sizeof(binding)) == 0));

@@ -249,6 +249,44 @@ static void test_replacement_creditable(void **state) {
         assert_true(seed_replacement_creditable(seed_credit_rules_2_to_6_hold(&f), false));
 }
 
+/* The VM generation (part of rule 4): a seed saved in one is credited only
+ * in that same one; a seed saved in none keeps the machine-id rule alone. */
+static void test_vm_generation(void **state) {
+        struct seed_facts f = good();
+        CreditDecision d;
+
+        /* Saved in none: whatever this boot can read. */
+        f.generation_readable = true;
+        assert_true(seed_credit_decide(&f).credit);
+        f.generation_readable = false;
+        assert_true(seed_credit_decide(&f).credit);
+
+        /* Same generation. */
+        f.seed_generation_bound = true;
+        f.generation_readable = true;
+        f.generation_matches = true;
+        assert_true(seed_credit_decide(&f).credit);
+        assert_true(seed_credit_rules_2_to_6_hold(&f));
+
+        /* Another generation: a restored snapshot or a clone. */
+        f.generation_matches = false;
+        d = seed_credit_decide(&f);
+        assert_false(d.credit);
+        assert_int_equal(d.rule, 4);
+        assert_string_equal(d.reason, "VM generation changed since this seed was saved: restored snapshot or clone");
+        assert_false(seed_credit_rules_2_to_6_hold(&f));
+
+        /* None readable now (a stale "matches" must not count). */
+        f.generation_readable = false;
+        f.generation_matches = true;
+        d = seed_credit_decide(&f);
+        assert_false(d.credit);
+        assert_int_equal(d.rule, 4);
+        assert_string_equal(d.reason, "seed was saved in a VM generation, but none can be read now: restored "
+                            "snapshot or clone?");
+        assert_false(seed_credit_rules_2_to_6_hold(&f));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_all_rules_hold),
@@ -256,6 +294,7 @@ int main(void) {
                 cmocka_unit_test(test_first_rule_wins),
                 cmocka_unit_test(test_no_machine_id),
                 cmocka_unit_test(test_replacement_creditable),
+                cmocka_unit_test(test_vm_generation),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

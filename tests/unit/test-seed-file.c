@@ -11,6 +11,7 @@
 #include "blake2s.h"
 #include "macro.h"
 #include "seed-file.h"
+#include "vm-generation.h"
 
 static void make_seed(SeedFile *f, size_t n, bool creditable, const char *machine_id) {
         memset(f, 0, sizeof(*f));
@@ -211,8 +212,8 @@ static void test_bad_fields(void **state) {
         assert_true(is_poisoned(&out));
         buf[1] = 'E';
 
-        /* Versions 0, 2 and 2^32-1. */
-        static const uint8_t versions[][4] = { { 0, 0, 0, 0 }, { 2, 0, 0, 0 }, { 0xff, 0xff, 0xff, 0xff }, { 1, 0, 0, 1 } };
+        /* Versions 0, 3 and 2^32-1. */
+        static const uint8_t versions[][4] = { { 0, 0, 0, 0 }, { 3, 0, 0, 0 }, { 0xff, 0xff, 0xff, 0xff }, { 1, 0, 0, 1 } };
         for (size_t i = 0; i < ELEMENTSOF(versions); i++) {
                 memcpy(buf + 8, versions[i], 4);
                 reseal(buf, size);
@@ -441,6 +442,45 @@ static void test_derive_formula(void **state) {
         assert_memory_equal(want, got, 70);
 }
 
+/* A seed saved in a VM generation: version 2, the generation round trips;
+ * without one the file stays version 1, byte for byte as before. */
+static void test_generation(void **state) {
+        VmGeneration g = { .source = VM_GENERATION_VMGENID, .id = { 1, 2, 3 } };
+        SeedFile in, out;
+        uint8_t *buf = NULL;
+        size_t size = 0;
+        const char *reason = NULL;
+
+        make_seed(&in, 64, true, "0123456789abcdef0123456789abcdef\n");
+        vm_generation_binding(&g, in.generation);
+        assert_false(vm_generation_binding_is_none(in.generation));
+        assert_int_equal(seed_file_serialize(&in, &buf, &size), 0);
+        assert_int_equal(size, SEED_FILE_SIZE_V2(64));
+        assert_int_equal(buf[8], 2);
+        assert_memory_equal(buf + 48, in.generation, SEED_GENERATION_SIZE);
+        assert_int_equal(seed_file_parse(buf, size, &out, &reason), 0);
+        assert_same(&in, &out);
+        assert_memory_equal(in.generation, out.generation, SEED_GENERATION_SIZE);
+
+        /* Truncated anywhere, or a generation of all zero: refused. */
+        for (size_t n = 0; n < size; n++)
+                assert_true(seed_file_parse(buf, n, &out, &reason) < 0);
+        memset(buf + 48, 0, SEED_GENERATION_SIZE);
+        reseal(buf, size);
+        assert_int_equal(seed_file_parse(buf, size, &out, &reason), -EBADMSG);
+        assert_string_equal(reason, "version 2 without a VM generation");
+        free(buf);
+
+        /* No generation: version 1, and it parses as none. */
+        memset(in.generation, 0, SEED_GENERATION_SIZE);
+        assert_int_equal(seed_file_serialize(&in, &buf, &size), 0);
+        assert_int_equal(size, SEED_FILE_SIZE(64));
+        assert_int_equal(buf[8], 1);
+        assert_int_equal(seed_file_parse(buf, size, &out, &reason), 0);
+        assert_true(vm_generation_binding_is_none(out.generation));
+        free(buf);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_round_trip),
@@ -449,6 +489,7 @@ int main(void) {
                 cmocka_unit_test(test_every_truncation_rejected),
                 cmocka_unit_test(test_every_bit_flip_rejected),
                 cmocka_unit_test(test_bad_fields),
+                cmocka_unit_test(test_generation),
                 cmocka_unit_test(test_trailing_garbage_rejected),
                 cmocka_unit_test(test_serialize_bad),
                 cmocka_unit_test(test_binding),
