@@ -2,7 +2,10 @@
 # Real image builders (tests/images/): Debian 12's mmdebstrap and mkosi build
 # an image with the project's .debs by the recipes of docs/image-builders.md,
 # and its clones and a provisioned copy boot cold under qemu TCG (five boots
-# per builder, six for mmdebstrap). Labelled "images": `ctest -L images`.
+# per builder, six for mmdebstrap). Labelled "images": `ctest -L images`;
+# the two builds also "images-build": they take about 20 minutes each under
+# TCG, more than the project's CI can spend, which leaves them out
+# (`-LE images-build`) and runs images-credential-formats.
 # Root and qemu as for the VM tiers (tests/vm/lib.sh); they share its cache
 # (kernel, initramfs, the .debs of the commit) and its lock.
 foreach(builder IN ITEMS mmdebstrap mkosi)
@@ -10,7 +13,7 @@ foreach(builder IN ITEMS mmdebstrap mkosi)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/images/run --builder ${builder}
                    --build-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/images-${builder})
   set_tests_properties(images-${builder} PROPERTIES
-    LABELS images SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK eg-vm-cache TIMEOUT 2700)
+    LABELS "images;images-build" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK eg-vm-cache TIMEOUT 2700)
 endforeach()
 # The seed credential in every hypervisor's form (entropyctl credential),
 # libvirt's validated against libvirt's schema; no boot.
