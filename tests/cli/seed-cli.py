@@ -213,6 +213,16 @@ class Env:
 CASES = []
 
 
+def binary_credential(n):
+    # n random bytes that are their own canonical form: the first byte is
+    # never text, the last never a NUL, CR or LF (a terminator, which the
+    # credential loses: 31 bytes are not credited, 63 are 504 bits).
+    x = bytearray(os.urandom(n))
+    x[0] = 0x01
+    x[-1] |= 0x80
+    return bytes(x)
+
+
 def case(fn):
     CASES.append(fn)
     return fn
@@ -575,7 +585,7 @@ def seed_directory_unusable(e):
     # The seed directory's parent is missing (/var not mounted): an error;
     # the credential and the machine-id are still handed to the pool, mixed:
     # a credential is credited only where it can be remembered.
-    data = os.urandom(32)
+    data = binary_credential(32)
     write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
     e.seeds_rel = "/no/such"
     e.run_seed("load", expect=1)
@@ -649,7 +659,7 @@ def write_credential(path, data, mode=0o400):
 
 @case
 def credential_system_credited(e):
-    data = os.urandom(64)
+    data = binary_credential(64)
     write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
     e.run_seed("load")
     check(data.hex() in e.credited(), "a 64-byte credential must be credited", e.out)
@@ -660,7 +670,7 @@ def credential_system_credited(e):
 @case
 def credential_directory_credited(e):
     # Taken inside --root, as every other path.
-    data = os.urandom(32)
+    data = binary_credential(32)
     write_credential(os.path.join(e.root, "creds/entropy-gate.seed"), data)
     e.run_seed("load", env={"CREDENTIALS_DIRECTORY": "/creds"})
     check(data.hex() in e.credited(), "a 32-byte credential from $CREDENTIALS_DIRECTORY must be credited", e.out)
@@ -670,7 +680,7 @@ def credential_directory_credited(e):
 def credential_directory_is_authoritative(e):
     # Under systemd, LoadCredential= decides: with $CREDENTIALS_DIRECTORY set,
     # /run/credentials/@system is not read behind its back.
-    data = os.urandom(64)
+    data = binary_credential(64)
     write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
     os.makedirs(os.path.join(e.root, "creds"))
     e.run_seed("load", env={"CREDENTIALS_DIRECTORY": "/creds"})
@@ -680,7 +690,7 @@ def credential_directory_is_authoritative(e):
 
 @case
 def credential_short_mixed(e):
-    data = os.urandom(31)
+    data = binary_credential(31)
     write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
     e.run_seed("load")
     check(data.hex() not in e.credited(), "a 31-byte credential was credited")
@@ -690,7 +700,7 @@ def credential_short_mixed(e):
 
 @case
 def credential_not_credited_with_no_credit(e):
-    data = os.urandom(64)
+    data = binary_credential(64)
     write_credential(os.path.join(e.root, "run/credentials/@system/entropy-gate.seed"), data)
     e.run_seed("load", "--no-credit")
     check(e.credited() == [] and data.hex() in e.mixed(), "--no-credit applies to the credential too")
@@ -748,7 +758,7 @@ CRED = "run/credentials/@system/entropy-gate.seed"
 def credential_replayed_credited_once(e):
     # A hypervisor or cloned VM definition that hands over the same
     # credential at every boot: credited on the first, mixed after.
-    data = os.urandom(32)
+    data = binary_credential(32)
     for boot in range(3):
         write_credential(os.path.join(e.root, CRED), data)
         e.run_seed("load")
@@ -787,7 +797,7 @@ def credential_hex_decoded_at_real_density(e):
 def credential_from_kernel_cmdline_mixed(e):
     # systemd imports systemd.set_credential= from the kernel command line
     # into the same directory: readable by every user, so never credited.
-    data = os.urandom(32)
+    data = binary_credential(32)
     for param in (f"systemd.set_credential_binary=entropy-gate.seed:{__import__('base64').b64encode(data).decode()}",
                   "systemd.set_credential=entropy-gate.seed:whatever",
                   "quiet -- systemd.set_credential=entropy-gate.seed:x"):
@@ -872,7 +882,7 @@ def seed_directory_0755(e):
 @case
 def credential_only_mixes_without_opt_in(e):
     # The initrd: no seed directory, so nothing can remember the credential.
-    data = os.urandom(32)
+    data = binary_credential(32)
     write_credential(os.path.join(e.root, CRED), data)
     e.run_seed("load", "--credential-only")
     check(e.credited() == [] and data.hex() in e.mixed(), "credited without a memory", e.out)
@@ -888,7 +898,7 @@ def credential_in_initrd_then_remembered(e):
     # the switch to the real root, in the same boot, remembers it and does
     # not credit it again; a later boot that replays it only mixes it.
     good = e.make_seed()
-    data = os.urandom(32)
+    data = binary_credential(32)
     write_credential(os.path.join(e.root, CRED), data)
     e.write_conf("[Seed]\nCreditCredentialWithoutMemory=yes\n")
     e.run_seed("load", "--credential-only")

@@ -342,6 +342,7 @@ def put_credential(e, data, mode=0o400, uid=0, dir_rel="run/credentials/@system"
 def binary_credential():
     x = bytearray(os.urandom(32))
     x[0] = 0x01              # never printable: binary whatever the rest
+    x[-1] |= 0x80            # never a NUL, CR or LF, which a terminator loses
     return bytes(x)
 
 

@@ -188,7 +188,9 @@ cold_lines=$(sed -n "${l_init:-1},${l_root:-\$}p" "$d/dmesg.txt" 2>/dev/null |
              grep -E 'Run /init|entropy-gate|crng init done|systemd\[1\]: systemd [0-9][^ ]* running' | sed 's/^<[0-9]*>//')
 
 # Boot 2: a 64-byte seed as the fw_cfg credential.
-head -c 64 /dev/urandom >"$work/boot/credential.seed"
+# 64 random bytes, the last never a NUL, CR or LF (a terminator the
+# credential would lose, and with it 8 of the 512 bits checked below).
+{ head -c 63 /dev/urandom; printf '\377'; } >"$work/boot/credential.seed"
 boot credential -fw_cfg "name=opt/io.systemd.credentials/entropy-gate.seed,file=$work/boot/credential.seed"
 d=$work/boot/credential
 order_facts "$d"

@@ -269,7 +269,9 @@ timeline() {
 # A seed as the SMBIOS system credential (a type 11 OEM string, which
 # systemd imports at every boot), 48 random bytes: the same for boot2 and
 # boot3, as a VM definition that carries a fixed one hands it over.
-cred_b64=$(head -c 48 /dev/urandom | base64 -w 0)
+# 48 random bytes, the last never a NUL, CR or LF (a terminator the
+# credential would lose, and with it 8 of the 384 bits checked below).
+cred_b64=$({ head -c 47 /dev/urandom; printf '\377'; } | base64 -w 0)
 cred_qemu=(-smbios "type=11,value=io.systemd.credential.binary:entropy-gate.seed=$cred_b64")
 
 # Journal lines of entropy-seed: its one verdict on the seed file per load
