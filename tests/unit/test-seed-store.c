@@ -119,29 +119,23 @@ static void test_read_write(void **state) {
         assert_int_equal(unlinkat(dfd, SEED_FILE_NAME, 0), 0);
 }
 
-static void test_credentials(void **state) {
+/* The memory's logic, for any user: a buildd runs the unit tests as one. */
+static void test_credential_memory(void **state) {
         static CredentialMemory m;
         uint8_t a[CREDENTIAL_HASH_SIZE], b[CREDENTIAL_HASH_SIZE], h[CREDENTIAL_HASH_SIZE];
         uint8_t old[8 + 2 * CREDENTIAL_HASH_SIZE];
         unsigned false_positives = 0;
-        struct stat st;
+        FileStat st = { .nlink = 1, .uid = 0, .mode = S_IFREG | 0600 };
 
         credential_hash("credential one", 14, a);
         credential_hash("credential two", 14, b);
         assert_memory_not_equal(a, b, sizeof(a));
 
-        (void) unlinkat(dfd, SEED_CREDENTIALS_NAME, 0);
-        assert_int_equal(credential_memory_read(dfd, &m), 0);
-        assert_false(m.exists);
+        memset(&m, 0, sizeof(m));
         assert_false(credential_memory_has(&m, a));
         credential_memory_add(&m, a);
-        assert_int_equal(credential_memory_write(dfd, &m), 0);
-        assert_int_equal(credential_memory_read(dfd, &m), 0);
         assert_true(credential_memory_has(&m, a));
         assert_false(credential_memory_has(&m, b));
-        assert_int_equal(fstatat(dfd, SEED_CREDENTIALS_NAME, &st, 0), 0);
-        assert_int_equal(st.st_mode & 07777, 0600);
-        assert_int_equal(st.st_size, 8 + CREDENTIAL_MEMORY_BYTES);
 
         /* Never forgets: 20,000 more, and the first is still there; a few
          * new ones are taken for seen (mixed, never credited twice). */
@@ -160,15 +154,58 @@ static void test_credentials(void **state) {
         memcpy(old, "\x89" "EGCRED\n", 8);
         memcpy(old + 8, a, CREDENTIAL_HASH_SIZE);
         memcpy(old + 8 + CREDENTIAL_HASH_SIZE, b, CREDENTIAL_HASH_SIZE);
-        put(SEED_CREDENTIALS_NAME, old, sizeof(old));
-        assert_int_equal(credential_memory_read(dfd, &m), 0);
+        assert_int_equal(credential_memory_parse(old, sizeof(old), &m), 0);
         assert_true(credential_memory_has(&m, a) && credential_memory_has(&m, b));
+
+        /* A memory that does not parse is an error, never "not seen". */
+        assert_int_equal(credential_memory_parse((const uint8_t *) "nonsense", 8, &m), -EBADMSG);
+
+        /* Rule 6 on what the file is: root's, 0600, one link, regular. */
+        assert_true(credential_memory_file_ok(&st));
+        st.mode = S_IFREG | 0644;
+        assert_false(credential_memory_file_ok(&st));
+        st.mode = S_IFREG | 0600, st.nlink = 2;
+        assert_false(credential_memory_file_ok(&st));
+        st.nlink = 1, st.uid = 1000;
+        assert_false(credential_memory_file_ok(&st));
+        st.uid = 0, st.mode = S_IFLNK | 0600;
+        assert_false(credential_memory_file_ok(&st));
+}
+
+/* The file: written and read back, and rule 6 on a real one. Its owner
+ * must be root, which only root can make it. */
+static void test_credential_memory_file(void **state) {
+        static CredentialMemory m;
+        uint8_t a[CREDENTIAL_HASH_SIZE], b[CREDENTIAL_HASH_SIZE];
+        struct stat st;
+
+        if (geteuid() != 0) {
+                print_message("test_credential_memory_file: skipped: the memory must be root's (rule 6), "
+                              "and this runs as UID %u\n", (unsigned) geteuid());
+                skip();
+        }
+        credential_hash("credential one", 14, a);
+        credential_hash("credential two", 14, b);
+
+        (void) unlinkat(dfd, SEED_CREDENTIALS_NAME, 0);
+        assert_int_equal(credential_memory_read(dfd, &m), 0);
+        assert_false(m.exists);
+        assert_false(credential_memory_has(&m, a));
+        credential_memory_add(&m, a);
+        assert_int_equal(credential_memory_write(dfd, &m), 0);
+        assert_int_equal(credential_memory_read(dfd, &m), 0);
+        assert_true(credential_memory_has(&m, a));
+        assert_false(credential_memory_has(&m, b));
+        assert_int_equal(fstatat(dfd, SEED_CREDENTIALS_NAME, &st, 0), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+        assert_int_equal(st.st_size, 8 + CREDENTIAL_MEMORY_BYTES);
 
         /* A memory that does not parse is an error, never "not seen". */
         put(SEED_CREDENTIALS_NAME, "nonsense", 8);
         assert_int_equal(credential_memory_read(dfd, &m), -EBADMSG);
 
         /* Rule 6: a loose mode, a second link, a symlink are not believed. */
+        credential_memory_add(&m, a);
         assert_int_equal(credential_memory_write(dfd, &m), 0);
         assert_int_equal(fchmodat(dfd, SEED_CREDENTIALS_NAME, 0644, 0), 0);
         assert_int_equal(credential_memory_read(dfd, &m), -EPERM);
@@ -194,7 +231,8 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_lock),
                 cmocka_unit_test(test_read_write),
-                cmocka_unit_test(test_credentials),
+                cmocka_unit_test(test_credential_memory),
+                cmocka_unit_test(test_credential_memory_file),
                 cmocka_unit_test(test_legacy_list),
         };
         umask(022);
