@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "daemons.h"
 #include "io-util.h"
@@ -25,19 +26,24 @@
 #define KERNEL_CONFIG_MAX (4 * 1024 * 1024)
 
 /* A small kernel file (sysfs, a module parameter) into @buf, one read,
- * trailing white space dropped. 0 or -errno (-EFBIG when larger). */
+ * cut to fit (a longer value is not the kernel's, and is shown cut),
+ * trailing white space dropped. 0 or -errno. */
 static int read_small(const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = -EBADF;
-        size_t n;
-        int r;
+        ssize_t n;
 
         fd = root_open(path, CHASE_NOFOLLOW);
         if (fd < 0)
                 return fd;
-        r = read_fd_once_into(fd, size - 2, buf, &n);
-        if (r < 0)
-                return r;
-        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+        do
+                n = read(fd, buf, size - 1);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = 0;
+        buf[strcspn(buf, "\n")] = 0;   /* one line; a NUL inside ends it too */
+        n = (ssize_t) strlen(buf);
+        while (n > 0 && buf[n - 1] == ' ')
                 buf[--n] = 0;
         return 0;
 }
