@@ -62,20 +62,23 @@ static int parse_small_uint(const char *s, int max) {
         return (int) v;
 }
 
-static void trust_from_cmdline(const char *cmdline, const char *key, int *ret, TrustOrigin *ret_origin) {
+/* Returns whether @key is on the command line at all: then the kernel
+ * config's default does not apply, whatever the value. */
+static bool trust_from_cmdline(const char *cmdline, const char *key, int *ret, TrustOrigin *ret_origin) {
         _cleanup_free_ char *v = NULL;
+        int b;
 
         if (!cmdline || proc_cmdline_get_key(cmdline, key, &v) <= 0)
-                return;
-        /* The kernel parses every occurrence in turn and keeps its value
-         * where one does not parse: with the last one invalid, which value
-         * holds is not ours to guess. */
-        *ret = kernel_bool_parse(v);
-        *ret_origin = TRUST_ORIGIN_COMMAND_LINE;
-        if (*ret < 0) {
-                *ret = -1;
-                *ret_origin = TRUST_ORIGIN_UNKNOWN;
+                return false;
+        /* The kernel parses every occurrence in turn and keeps the value it
+         * had where one does not parse: with the last one invalid, which
+         * value holds is not ours to guess. */
+        b = kernel_bool_parse(v);
+        if (b >= 0) {
+                *ret = b;
+                *ret_origin = TRUST_ORIGIN_COMMAND_LINE;
         }
+        return true;
 }
 
 /* /boot/config-RELEASE: the defaults the kernel was built with. */
@@ -96,29 +99,27 @@ static int kernel_config_read(char **ret) {
 
 static void trust_gather(ProvenanceFacts *f) {
         _cleanup_free_ char *cmdline = NULL, *config = NULL;
+        bool cpu_given, bootloader_given;
         char buf[64];
 
         if (proc_cmdline_read(&cmdline) < 0)
                 cmdline = NULL;
-        trust_from_cmdline(cmdline, "random.trust_cpu", &f->trust_cpu, &f->trust_cpu_origin);
-        trust_from_cmdline(cmdline, "random.trust_bootloader", &f->trust_bootloader, &f->trust_bootloader_origin);
+        cpu_given = trust_from_cmdline(cmdline, "random.trust_cpu", &f->trust_cpu, &f->trust_cpu_origin);
+        bootloader_given = trust_from_cmdline(cmdline, "random.trust_bootloader", &f->trust_bootloader,
+                                              &f->trust_bootloader_origin);
 
-        if ((f->trust_cpu_origin == TRUST_ORIGIN_UNKNOWN && f->trust_cpu < 0) ||
-            (f->trust_bootloader_origin == TRUST_ORIGIN_UNKNOWN && f->trust_bootloader < 0))
-                if (kernel_config_read(&config) >= 0) {
-                        int v;
+        if ((!cpu_given || !bootloader_given) && kernel_config_read(&config) >= 0) {
+                int v;
 
-                        if (f->trust_cpu_origin == TRUST_ORIGIN_UNKNOWN &&
-                            (v = kconfig_bool(config, "CONFIG_RANDOM_TRUST_CPU")) >= 0) {
-                                f->trust_cpu = v;
-                                f->trust_cpu_origin = TRUST_ORIGIN_KERNEL_CONFIG;
-                        }
-                        if (f->trust_bootloader_origin == TRUST_ORIGIN_UNKNOWN &&
-                            (v = kconfig_bool(config, "CONFIG_RANDOM_TRUST_BOOTLOADER")) >= 0) {
-                                f->trust_bootloader = v;
-                                f->trust_bootloader_origin = TRUST_ORIGIN_KERNEL_CONFIG;
-                        }
+                if (!cpu_given && (v = kconfig_bool(config, "CONFIG_RANDOM_TRUST_CPU")) >= 0) {
+                        f->trust_cpu = v;
+                        f->trust_cpu_origin = TRUST_ORIGIN_KERNEL_CONFIG;
                 }
+                if (!bootloader_given && (v = kconfig_bool(config, "CONFIG_RANDOM_TRUST_BOOTLOADER")) >= 0) {
+                        f->trust_bootloader = v;
+                        f->trust_bootloader_origin = TRUST_ORIGIN_KERNEL_CONFIG;
+                }
+        }
 
         /* The value in force (a module parameter, also for a built-in
          * rng_core), else what the command line asked for. */

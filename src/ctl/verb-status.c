@@ -662,7 +662,7 @@ static void print_trust(const char *key, int v, TrustOrigin o) {
         else if (o == TRUST_ORIGIN_KERNEL_CONFIG)
                 printf(" (kernel config default)");
         else
-                printf(" (no parameter, kernel config not readable)");
+                printf(" (no valid parameter, no readable kernel config)");
 }
 
 /* The verdict, then each fact it rests on, one a line. */

@@ -411,6 +411,12 @@ with tempfile.TemporaryDirectory() as tmp:
         fail(f"kernel config: {p['facts']}")
     if "random.trust_cpu=on (kernel config default)" not in run(ctl_fake, env=env).stdout:
         fail("human output lacks the kernel config default")
+    # A value the kernel would not parse: it keeps an earlier one, unknown here, not the default.
+    put("proc/cmdline", "ro random.trust_cpu=maybe\n")
+    p = provenance("unknown")
+    if p and (p["facts"]["trust_cpu"] is not None or p["facts"]["trust_bootloader"] is not False):
+        fail(f"an unparsable trust_cpu: {p['facts']}")
+    put("proc/cmdline", "ro quiet\n")
     # A boot loader seed (EFI RNG table), trusted.
     put("proc/cmdline", "ro random.trust_bootloader=on random.trust_cpu=off\n")
     put("dev/kmsg", "6,0,0,-;efi: EFI v2.7 by EDK II\n6,1,0,-;efi: ACPI=0x7fb7e000 SMBIOS=0x7f9a6000 RNG=0x7f96c018 \n"
