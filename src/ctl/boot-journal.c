@@ -5,6 +5,7 @@
 #include <systemd/sd-journal.h>
 
 #include "boot-journal.h"
+#include "provenance.h"
 #include "string-table.h"
 #include "kmsg.h"
 #include "macro.h"
@@ -77,9 +78,18 @@ static int kmsg_record_handle(const KmsgRecord *r, void *userdata) {
                 k = event_set_from(&b->crng_init, EVENT_SOURCE_KERNEL_LOG, r->usec, r->message, r->message_len);
         else if (!b->init_run.found && is_init_run(r))
                 k = event_set_from(&b->init_run, EVENT_SOURCE_KERNEL_LOG, r->usec, r->message, r->message_len);
+        else if (!b->efi_tables.found && kmsg_record_is_kernel(r, "efi: ")) {
+                _cleanup_free_ char *m = strndup(r->message, r->message_len);
+
+                if (!m)
+                        return -ENOMEM;
+                if (efi_tables_line(m, NULL))
+                        k = event_set_from(&b->efi_tables, EVENT_SOURCE_KERNEL_LOG, r->usec, m, strlen(m));
+        }
         if (k < 0)
                 return k;
-        /* Both found: the rest of the log has nothing for us. */
+        /* Both found: the rest of the log has nothing for us (the firmware's
+         * tables come before init runs). */
         return b->crng_init.found && b->init_run.found;
 }
 
@@ -150,6 +160,8 @@ static int entry_handle(sd_journal *j, BootJournal *b) {
                 /* The first is the initrd's init or, without one, the system's. */
                 if (!b->init_run.found && startswith(msg, "Run ") && strstr(msg, " as init process"))
                         return event_set(&b->init_run, usec, msg);
+                if (!b->efi_tables.found && efi_tables_line(msg, NULL))
+                        return event_set(&b->efi_tables, usec, msg);
                 return 0;
         }
 
@@ -239,6 +251,7 @@ nomem:
 void boot_journal_done(BootJournal *b) {
         free(b->crng_init.message);
         free(b->init_run.message);
+        free(b->efi_tables.message);
         for (unsigned i = 0; i < b->n_seed; i++)
                 free(b->seed[i].message);
         free(b->gate.message);

@@ -33,6 +33,7 @@ typedef struct BootJournal {
         unsigned matched;            /* entries of this boot that matched our filters */
         JournalEvent crng_init;      /* kernel: "random: crng init done" */
         JournalEvent init_run;       /* kernel: "Run /init as init process" (the first) */
+        JournalEvent efi_tables;     /* kernel: "efi: ACPI=0x... RNG=0x...", the firmware's tables */
         JournalEvent seed[JOURNAL_SEED_EVENTS_MAX]; /* entropy-seed: credited / not crediting / no seed */
         unsigned n_seed;
         JournalEvent gate;           /* entropy-gate: released (initialized, or proceeding) */

@@ -152,6 +152,14 @@ void metrics_write(FILE *f, const MetricsFacts *m) {
                 gauge_bool(f, "entropy_gate_first_boot",
                            "Whether this is the machine's first boot (machine-id uninitialized, or systemd says so).",
                            m->first_boot > 0 || verdict == SEED_VERDICT_FIRST_BOOT);
+        /* An inference (provenance.h), named as such in its help. */
+        header(f, "entropy_gate_ready_source",
+               "How the pool most likely became ready in this boot, inferred from what the system shows: "
+               "the source whose value is 1 (none: not ready).");
+        for (int v = 0; v < _PROVENANCE_VERDICT_MAX; v++)
+                fprintf(f, "entropy_gate_ready_source{source=\"%s\"} %d\n", provenance_verdict_to_string(v),
+                        m->ready_source == v);
+
         gauge_bool(f, "entropy_gate_clone_suspected",
                    "Whether the saved seed is bound to another machine-id: this machine may be a clone.",
                    verdict == SEED_VERDICT_OTHER_MACHINE);

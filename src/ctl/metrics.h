@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "provenance.h"
 #include "runstate.h"
 #include "time-util.h"
 
@@ -53,6 +54,7 @@ typedef struct MetricsFacts {
         SeedRecord seed;
         int64_t seed_file_age_usec;    /* the seed on disk; -1: none or unknown */
         int first_boot;                /* -1 unknown */
+        ProvenanceVerdict ready_source; /* how the pool most likely became ready (provenance.h) */
 } MetricsFacts;
 
 /* Pure: the exposition text. Every series is always there (0 or 1 for the

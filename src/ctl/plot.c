@@ -3,7 +3,8 @@
  * events as vertical lines ("user space started", "crng init done"), our
  * units and every unit ordered after entropy-ready.target as bars from
  * "starting" to "ready", the gate's own wait shaded, the verdicts on the
- * seed and the credential in words, a legend.
+ * seed and the credential in words, how the pool most likely became ready,
+ * a legend.
  *
  * It is meant to be looked at by a person, in a browser or an image viewer,
  * light or dark: all colours are CSS variables with a dark set under
@@ -112,6 +113,8 @@ void plot_boot_from_timeline(const Timeline *t, const char *label, PlotBoot *ret
                 b.wait.start = b.gate.start ?: b.wait.end;
         if (!b.credential_verdict && seed_recorded)
                 b.credential_verdict = "none passed to this boot";
+        if (t->have_provenance)
+                b.provenance = t->provenance_text;
         *ret = b;
 }
 
@@ -302,7 +305,9 @@ static unsigned boot_rows(const PlotBoot *b) {
         return 3 + MAX(b->n_units, 1u);
 }
 
-#define BOOT_HEADER_H 124.0
+/* The verdict lines at the top of a boot, then the kernel's events' labels. */
+#define VERDICTS_H 18.0
+#define BOOT_HEADER_H (124.0 + VERDICTS_H)
 
 static double boot_height(const PlotBoot *b) {
         return BOOT_HEADER_H + boot_rows(b) * ROW_H + 16;
@@ -326,6 +331,8 @@ static void write_boot(FILE *f, const Axis *a, const PlotBoot *b, double top) {
         write_verdict(f, top + 44, "Seed", b->seed_verdict);
         write_verdict(f, top + 62, "Credential", b->credential_verdict);
         write_verdict(f, top + 80, "Gate", b->gate_verdict);
+        write_verdict(f, top + 98, "Pool ready", b->provenance);
+        top += VERDICTS_H;   /* what follows is drawn below the verdicts */
 
         /* The gate's wait, across the whole boot: everything in the band
          * happened while the gate held entropy-ready.target back. */

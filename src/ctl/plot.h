@@ -31,6 +31,7 @@ typedef struct PlotBoot {
         const char *seed_verdict;    /* words, from the timeline's texts; NULL: not known */
         const char *credential_verdict;
         const char *gate_verdict;
+        const char *provenance;      /* how the pool most likely became ready; NULL: not recorded */
         PlotUnit units[PLOT_UNITS_MAX]; /* ordered after entropy-ready.target */
         unsigned n_units;
         usec_t end;                  /* the last event */

@@ -40,6 +40,7 @@ void timeline_done(Timeline *t) {
                 free(t->missing[i].text);
         for (unsigned i = 0; i < t->n_notes; i++)
                 free(t->notes[i]);
+        free(t->provenance_text);
 }
 
 void timeline_write_json(const Timeline *t, FILE *f, JsonFormat format) {
@@ -73,6 +74,13 @@ void timeline_write_json(const Timeline *t, FILE *f, JsonFormat format) {
         for (unsigned i = 0; i < t->n_notes; i++)
                 json_string(&j, NULL, t->notes[i]);
         json_array_end(&j);
+        if (t->have_provenance) {
+                json_object_begin(&j, "provenance");
+                json_string(&j, "verdict", provenance_verdict_to_string(t->provenance));
+                json_string(&j, "text", t->provenance_text);
+                json_object_end(&j);
+        } else
+                json_null(&j, "provenance");
         json_object_end(&j);
 }
 
@@ -196,6 +204,24 @@ int timeline_from_json(Timeline *t, const char *text, char *error, size_t size) 
                         goto out;
                 }
                 t->n_notes++;
+        }
+        /* Optional: absent from files of older versions; a verdict this
+         * version does not know is drawn as its text alone. */
+        v = json_object_get(root, "provenance");
+        if (v && v->type == JSON_OBJECT) {
+                const char *verdict = string_or_null(json_object_get(v, "verdict"));
+                const char *line = string_or_null(json_object_get(v, "text"));
+
+                if (line) {
+                        if (!(t->provenance_text = strdup(line))) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        t->have_provenance = true;
+                        t->provenance = verdict ? provenance_verdict_from_string(verdict) : _PROVENANCE_VERDICT_INVALID;
+                        if (t->provenance < 0)
+                                t->provenance = PROVENANCE_UNKNOWN;
+                }
         }
         qsort(t->events, t->n, sizeof(Event), compare_events);
         r = 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "provenance.h"
 #include "time-util.h"
 
 /* One boot's events, as "entropyctl timeline" shows them and "entropyctl
@@ -59,6 +60,11 @@ typedef struct Timeline {
         unsigned n_missing;
         char *notes[8];
         unsigned n_notes;
+        /* How the pool most likely became ready (provenance.h); not in
+         * files written before it was recorded. */
+        bool have_provenance;
+        ProvenanceVerdict provenance;
+        char *provenance_text;
 } Timeline;
 
 /* This boot, from systemd, the journal, the kernel log and our records;
@@ -66,7 +72,8 @@ typedef struct Timeline {
 int timeline_gather(Timeline *t);
 
 /* Pure: a timeline from the text of "timeline --json" (schema_version 1;
- * unknown members and event kinds are skipped, so newer files still draw).
+ * unknown members and event kinds are skipped, so newer files still draw;
+ * "provenance" is optional, so older ones do too).
  * 0, -EBADMSG when it is not such a document (with a reason in @ret_error
  * of @error_size bytes), -ENOMEM. Events are sorted by time. */
 int timeline_from_json(Timeline *t, const char *text, char *ret_error, size_t error_size);

@@ -16,6 +16,7 @@
 #include "output.h"
 #include "paths.h"
 #include "pool.h"
+#include "provenance.h"
 #include "root.h"
 #include "runstate.h"
 #include "seed-store.h"
@@ -54,6 +55,8 @@ static int first_boot(void) {
 int verb_metrics(int argc, char *argv[], const CtlArgs *a) {
         MetricsFacts m = { .version = PROJECT_VERSION };
         BootJournal j = {};
+        ProvenanceFacts pf;
+        Provenance prov;
         _cleanup_free_ char *text = NULL;
         size_t size = 0;
         FILE *f;
@@ -68,9 +71,15 @@ int verb_metrics(int argc, char *argv[], const CtlArgs *a) {
         }
         m.crng_found = j.crng_init.found;
         m.crng_usec = j.crng_init.usec;
-        boot_journal_done(&j);
         m.have_gate = gate_record_read(&m.gate) > 0;
         m.have_seed = seed_record_read(&m.seed) > 0;
+        r = provenance_facts_gather(&pf, m.pool_initialized, &j, m.have_seed ? &m.seed : NULL,
+                                    m.have_gate ? &m.gate : NULL);
+        boot_journal_done(&j);
+        if (r < 0)
+                return log_error_errno(r, "Out of memory."), CTL_EXIT_FAILURE;
+        provenance_decide(&pf, &prov);
+        m.ready_source = prov.verdict;
         m.seed_file_age_usec = seed_file_age();
         m.first_boot = first_boot();
 

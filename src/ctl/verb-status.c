@@ -20,6 +20,7 @@
 #include "macro.h"
 #include "pool.h"
 #include "proc-cmdline.h"
+#include "provenance.h"
 #include "runstate.h"
 #include "machine-id.h"
 #include "root.h"
@@ -89,6 +90,8 @@ typedef struct Status {
         UnitState units[ELEMENTSOF(our_units)];
         DaemonInfo daemons[STATUS_DAEMONS_MAX];
         int proc_error;              /* < 0: /proc could not be read */
+        ProvenanceFacts prov_facts;
+        Provenance prov;
 } Status;
 
 static size_t n_daemons(void) {
@@ -319,6 +322,11 @@ static int status_gather(Status *s) {
         s->have_seed_rec = seed_record_read(&s->seed_rec) > 0;
         s->have_gate_rec = gate_record_read(&s->gate_rec) > 0;
         hwrng_read(&s->hwrng);
+        r = provenance_facts_gather(&s->prov_facts, s->crng, &s->journal, s->have_seed_rec ? &s->seed_rec : NULL,
+                                    s->have_gate_rec ? &s->gate_rec : NULL);
+        if (r < 0)
+                return r;
+        provenance_decide(&s->prov_facts, &s->prov);
         return services_gather(s);
 }
 
@@ -353,6 +361,71 @@ static void json_unit(JsonWriter *j, const char *name, const UnitState *u) {
         json_string(j, "load_state", u->load_state);
         json_string(j, "active_state", u->active_state);
         json_string(j, "sub_state", u->sub_state);
+        json_object_end(j);
+}
+
+static void json_word_list(JsonWriter *j, const char *key, const char *list) {
+        _cleanup_free_ char *copy = strdup(list);
+        char *save = NULL;
+
+        json_array_begin(j, key);
+        for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save))
+                json_string(j, NULL, w);
+        json_array_end(j);
+}
+
+/* The verdict, its reasons and every fact it rests on; null: unknown. */
+static void json_provenance(JsonWriter *j, const Provenance *p, const ProvenanceFacts *f) {
+        json_object_begin(j, "provenance");
+        json_string(j, "verdict", provenance_verdict_to_string(p->verdict));
+        json_string(j, "text", p->line);
+        json_array_begin(j, "reasons");
+        for (unsigned i = 0; i < p->n_reasons; i++)
+                json_string(j, NULL, provenance_reason_to_string(p->reasons[i]));
+        json_array_end(j);
+        json_string(j, "advice", p->advice[0] ? p->advice : NULL);
+
+        json_object_begin(j, "facts");
+        if (f->crng_init_found)
+                json_uint(j, "crng_init_monotonic_usec", f->crng_init_usec);
+        else
+                json_null(j, "crng_init_monotonic_usec");
+        if (f->userspace_found)
+                json_uint(j, "userspace_monotonic_usec", f->userspace_usec);
+        else
+                json_null(j, "userspace_monotonic_usec");
+        json_bool(j, "load_recorded", f->load_recorded);
+        json_u64_or_null(j, "load_boottime_usec", f->load_usec);
+        if (f->load_recorded) {
+                json_uint(j, "seed_credited_bits", f->seed_credited && f->seed_bits != RUNSTATE_UNKNOWN ? f->seed_bits : 0);
+                json_bool(j, "seed_mixed", f->seed_mixed);
+                json_string(j, "credential", credential_result_to_string(f->credential));
+                json_uint(j, "credential_credited_bits",
+                          f->credential == CREDENTIAL_CREDITED && f->credential_bits != RUNSTATE_UNKNOWN ?
+                          f->credential_bits : 0);
+        } else {
+                json_null(j, "seed_credited_bits");
+                json_null(j, "seed_mixed");
+                json_null(j, "credential");
+                json_null(j, "credential_credited_bits");
+        }
+        json_tristate(j, "trust_cpu", f->trust_cpu);
+        json_string(j, "trust_cpu_origin", trust_origin_to_string(f->trust_cpu_origin));
+        json_tristate(j, "trust_bootloader", f->trust_bootloader);
+        json_string(j, "trust_bootloader_origin", trust_origin_to_string(f->trust_bootloader_origin));
+        json_tristate(j, "cpu_rdrand", f->cpu_rdrand);
+        json_tristate(j, "cpu_rdseed", f->cpu_rdseed);
+        json_tristate(j, "bootloader_seed", f->bootloader_seed);
+        json_string(j, "hwrng_current", f->hwrng_current[0] ? f->hwrng_current : NULL);
+        json_word_list(j, "hwrng_available", f->hwrng_available);
+        json_int_or_null(j, "hwrng_quality", f->hwrng_current[0] ? f->hwrng_quality : -1);
+        json_int_or_null(j, "rng_core_default_quality", f->default_quality);
+        json_tristate(j, "vm_generation_device", f->vmgenid);
+        json_string(j, "vm_generation_device_name", f->vmgenid_device[0] ? f->vmgenid_device : NULL);
+        json_string(j, "other_daemon", f->other_daemon[0] ? f->other_daemon : NULL);
+        json_tristate(j, "gate_ready_at_start", f->gate_ran ? f->gate_ready_at_start : -1);
+        json_u64_or_null(j, "gate_waited_usec", f->gate_ran ? f->gate_waited_usec : RUNSTATE_UNKNOWN);
+        json_object_end(j);
         json_object_end(j);
 }
 
@@ -443,6 +516,8 @@ static void print_json(const Status *s, JsonFormat format) {
         } else
                 json_null(&j, "gate");
         json_object_end(&j);
+
+        json_provenance(&j, &s->prov, &s->prov_facts);
 
         json_object_begin(&j, "service_manager");
         json_bool(&j, "reachable", s->bus_error >= 0);
@@ -576,6 +651,85 @@ static void print_gate(const Status *s) {
         printf("\n");
 }
 
+static const char *yes_no_unknown(int v, const char *yes, const char *no) {
+        return v < 0 ? "unknown" : v ? yes : no;
+}
+
+static void print_trust(const char *key, int v, TrustOrigin o) {
+        printf("%s=%s", key, yes_no_unknown(v, "on", "off"));
+        if (o == TRUST_ORIGIN_COMMAND_LINE)
+                printf(" (command line)");
+        else if (o == TRUST_ORIGIN_KERNEL_CONFIG)
+                printf(" (kernel config default)");
+        else
+                printf(" (no valid parameter, no readable kernel config)");
+}
+
+/* The verdict, then each fact it rests on, one a line. */
+static void print_provenance(const Provenance *p, const ProvenanceFacts *f) {
+        const char *color = p->verdict == PROVENANCE_NONE ? ansi_red() :
+                p->verdict == PROVENANCE_UNKNOWN ? ansi_yellow() : "";
+
+        printf(LABEL "%s%s%s\n", "Provenance", color, TERMINAL_ESCAPE(p->line), *color ? ansi_normal() : "");
+        if (f->crng_init_found)
+                printf(CONTINUED "crng init done: %s after boot\n", FORMAT_DURATION(f->crng_init_usec));
+        else
+                printf(CONTINUED "crng init done: not found\n");
+        if (!f->load_recorded)
+                printf(CONTINUED "credited: nothing (no load recorded)\n");
+        else {
+                printf(CONTINUED "credited: ");
+                if (f->credential == CREDENTIAL_CREDITED)
+                        printf("credential %" PRIu64 " bits%s", f->credential_bits == RUNSTATE_UNKNOWN ? 0 : f->credential_bits,
+                               f->seed_credited ? ", " : "");
+                if (f->seed_credited)
+                        printf("saved seed %" PRIu64 " bits", f->seed_bits == RUNSTATE_UNKNOWN ? 0 : f->seed_bits);
+                if (f->credential != CREDENTIAL_CREDITED && !f->seed_credited)
+                        printf("nothing");
+                if (f->load_usec != RUNSTATE_UNKNOWN)
+                        printf(" (load at %s)", FORMAT_DURATION(f->load_usec));
+                printf("\n");
+                if (f->seed_mixed || f->credential == CREDENTIAL_MIXED)
+                        printf(CONTINUED "mixed, not credited: %s%s%s\n", f->seed_mixed ? "saved seed" : "",
+                               f->seed_mixed && f->credential == CREDENTIAL_MIXED ? ", " : "",
+                               f->credential == CREDENTIAL_MIXED ? "credential" : "");
+        }
+        printf(CONTINUED "trust: ");
+        print_trust("random.trust_cpu", f->trust_cpu, f->trust_cpu_origin);
+        printf(", ");
+        print_trust("random.trust_bootloader", f->trust_bootloader, f->trust_bootloader_origin);
+        printf("\n");
+        printf(CONTINUED "CPU RNG: rdrand %s, rdseed %s\n", yes_no_unknown(f->cpu_rdrand, "yes", "no"),
+               yes_no_unknown(f->cpu_rdseed, "yes", "no"));
+        printf(CONTINUED "boot loader seed: %s\n",
+               f->bootloader_seed > 0 ? "yes (RNG= in the kernel's efi: line)" :
+               f->bootloader_seed == 0 ? "none (no RNG= in the kernel's efi: line)" :
+               "unknown (no efi: tables line in the kernel log)");
+        if (!f->hwrng_current[0])
+                printf(CONTINUED "hardware RNG: none\n");
+        else {
+                printf(CONTINUED "hardware RNG: %s, quality ", TERMINAL_ESCAPE(f->hwrng_current));
+                if (f->hwrng_quality >= 0)
+                        printf("%d\n", f->hwrng_quality);
+                else if (f->default_quality >= 0)
+                        printf("unknown (rng_core.default_quality=%d)\n", f->default_quality);
+                else
+                        printf("unknown\n");
+        }
+        printf(CONTINUED "VM generation device: %s\n", f->vmgenid > 0 ? TERMINAL_ESCAPE(f->vmgenid_device) :
+               f->vmgenid == 0 ? "none" : "unknown");
+        if (f->other_daemon[0])
+                printf(CONTINUED "other entropy daemon: %s\n", f->other_daemon);
+        if (f->gate_ran && f->gate_ready_at_start > 0)
+                printf(CONTINUED "gate wait: none, the pool was ready when it started\n");
+        else if (f->gate_ran && f->gate_waited_usec != RUNSTATE_UNKNOWN)
+                printf(CONTINUED "gate wait: %s\n", FORMAT_DURATION(f->gate_waited_usec));
+        else
+                printf(CONTINUED "gate wait: unknown (no record)\n");
+        if (p->advice[0])
+                printf(CONTINUED "%s%s%s\n", ansi_yellow(), p->advice, ansi_normal());
+}
+
 /* "active (exited)", as systemctl says it; coloured as systemctl colours it. */
 static void print_unit_state(const UnitState *u) {
         const char *color;
@@ -696,6 +850,7 @@ static void print_human(const Status *s) {
 
         print_seed_helper(s);
         print_gate(s);
+        print_provenance(&s->prov, &s->prov_facts);
         print_units(s);
         print_daemons(s);
 }

@@ -19,6 +19,8 @@
 #include "json.h"
 #include "log.h"
 #include "macro.h"
+#include "pool.h"
+#include "provenance.h"
 #include "runstate.h"
 #include "terminal.h"
 #include "timeline.h"
@@ -198,7 +200,9 @@ static int compare_events(const void *a, const void *b) {
 static int gather(Timeline *t, BootJournal *j) {
         SeedRecord seed;
         GateRecord gate;
-        bool target_found, gate_found;
+        bool target_found, gate_found, have_seed, have_gate;
+        ProvenanceFacts pf;
+        Provenance prov;
         const char *src;
         int r;
 
@@ -232,7 +236,8 @@ static int gather(Timeline *t, BootJournal *j) {
 
         /* The seed: what entropy-seed recorded, else what it logged. */
         src = event_source_to_string(EVENT_SOURCE_JOURNAL);
-        if (seed_record_read(&seed) > 0 && seed.action >= 0) {
+        have_seed = seed_record_read(&seed) > 0 && seed.action >= 0;
+        if (have_seed) {
                 if (seed.boottime_usec == RUNSTATE_UNKNOWN || seed.boottime_usec == 0)
                         r = add_missing(t, EVENT_SEED_LOADED, "the time in %s/seed", runstate_dir());
                 else if (seed.action == SEED_ACTION_CREDITED)
@@ -266,7 +271,8 @@ static int gather(Timeline *t, BootJournal *j) {
                 return r;
 
         /* The gate: its own record of when it began, when it let go and how long it waited. */
-        if (gate_record_read(&gate) > 0 && gate.outcome >= 0) {
+        have_gate = gate_record_read(&gate) > 0 && gate.outcome >= 0;
+        if (have_gate) {
                 if (gate.start_usec != RUNSTATE_UNKNOWN && gate.start_usec > 0 &&
                     (r = add_event(t, gate.start_usec, EVENT_GATE_STARTED, SOURCE_RUNSTATE, "entropy-gate.service",
                                    "entropy-gate started: %s",
@@ -303,6 +309,17 @@ static int gather(Timeline *t, BootJournal *j) {
                         return r;
         }
 
+        /* How the pool most likely became ready, from the same records. */
+        r = provenance_facts_gather(&pf, pool_probe_ready(), j, have_seed ? &seed : NULL, have_gate ? &gate : NULL);
+        if (r < 0)
+                return r;
+        provenance_decide(&pf, &prov);
+        t->provenance_text = strdup(prov.line);
+        if (!t->provenance_text)
+                return -ENOMEM;
+        t->provenance = prov.verdict;
+        t->have_provenance = true;
+
         /* Stable: events at the same time keep the order they were found in. */
         qsort(t->events, t->n, sizeof(Event), compare_events);
         return 0;
@@ -328,6 +345,8 @@ static void print_human(const Timeline *t) {
                 printf("%s%15s%s  %s\n", ansi_yellow(), "not found", ansi_normal(), t->missing[i].text);
         for (unsigned i = 0; i < t->n_notes; i++)
                 printf("%15s  %s\n", "note", t->notes[i]);
+        if (t->have_provenance)
+                printf("%15s  %s\n", "provenance", TERMINAL_ESCAPE(t->provenance_text));
 }
 
 int verb_timeline(int argc, char *argv[], const CtlArgs *a) {

@@ -40,6 +40,12 @@ cat "$prom"
 EG_TEST_ROOT=$tmp/root "$ctl" metrics >"$tmp/stdout2" || fail "metrics exited $?"
 cmp -s "$prom" "$tmp/stdout2" || fail "standard output and --output= differ"
 ok "metrics written, 0644, atomically, the same as on standard output"
+# The ready source: one series per source, exactly one of them 1; here nothing
+# was credited, the gate waited, and the root has no hardware RNG.
+[ "$(grep -c '^entropy_gate_ready_source{source="[a-z]*"} [01]$' "$prom")" = 8 ] || fail "not 8 ready_source series"
+[ "$(grep -c '^entropy_gate_ready_source{.*} 1$' "$prom")" = 1 ] || fail "not exactly one ready_source is 1"
+grep -qxF 'entropy_gate_ready_source{source="jitter"} 1' "$prom" || fail "ready_source is not jitter"
+ok "ready_source: jitter"
 
 if command -v promtool >/dev/null; then
         promtool check metrics <"$prom" >"$tmp/promtool" 2>&1 || { cat "$tmp/promtool"; fail "promtool check metrics"; }
@@ -113,6 +119,9 @@ has 'entropy_gate_gate_outcome{outcome="ready"}' 1
 has 'entropy_gate_gate_wait_seconds' 0.65
 has 'entropy_gate_gate_released_seconds' 3.25
 has 'entropy_gate_credential_credited' 0
+# Nothing credited, the gate waited, no hardware RNG in this root: the kernel's own collection.
+has 'entropy_gate_ready_source{source="jitter"}' 1
+has 'entropy_gate_ready_source{source="seed"}' 0
 grep -q '^entropy_gate_info{version="[^"]*"} 1$' "$tmp/scrape" || fail "no entropy_gate_info"
 
 # The next boot: credited; the file is replaced, the exporter serves the new values.
@@ -126,4 +135,7 @@ has 'entropy_gate_seed_credited_bytes' 256
 has 'entropy_gate_seed_verdict{reason="credited"}' 1
 has 'entropy_gate_credential_credited' 1
 has 'entropy_gate_gate_wait_seconds' 0
+# The credential is credited first; the gate found the pool ready.
+has 'entropy_gate_ready_source{source="credential"}' 1
+has 'entropy_gate_ready_source{source="jitter"}' 0
 echo "ctl-metrics: ok"

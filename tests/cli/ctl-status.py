@@ -274,6 +274,166 @@ with tempfile.TemporaryDirectory() as tmp:
         fail("no time, but the human output does not say unknown")
     os.unlink(kmsg)
 
+    # Provenance: how the pool most likely became ready, from constructed
+    # records, kernel log, /proc, /sys and /boot (all inside the root).
+    def put(rel, data, mode="w"):
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.lexists(path):
+            os.unlink(path)
+        with open(path, mode) as f:
+            f.write(data)
+
+    def records(seed, gate):
+        put("run/entropy-gate/seed", seed)
+        put("run/entropy-gate/gate", gate)
+
+    COLD_SEED = "ACTION=not-credited\nBITS=0\nREASON=no seed file\nCREDENTIAL=none\nBOOTTIME_USEC=2400000\n"
+    COLD_GATE = ("OUTCOME=ready\nREADY_AT_START=no\nSTART_BOOTTIME_USEC=2450000\nEND_BOOTTIME_USEC=3410000\n"
+                 "WAITED_USEC=960000\n")
+    KMSG_COLD = ("6,1,0,-;Linux version 6.1.0\n6,2,1200000,-;Run /init as init process\n"
+                 "5,3,3410000,-;random: crng init done\n")
+    put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme de pse tsc msr\n")
+    put("dev/kmsg", KMSG_COLD)
+    records(COLD_SEED, COLD_GATE)
+
+    def provenance(expect_verdict, expect_text=None):
+        d = status_json(ctl_fake, env, expect_rc=0)
+        if not d:
+            return None
+        p = d["provenance"]
+        if p["verdict"] != expect_verdict:
+            fail(f"provenance verdict {p['verdict']!r}, expected {expect_verdict!r}: {p}")
+        if expect_text and not str(p["text"]).startswith(expect_text):
+            fail(f"provenance text {p['text']!r} does not start with {expect_text!r}")
+        return p
+
+    # (a) A cold boot: nothing credited, no hardware RNG, the CPU RNG not trusted (none here).
+    p = provenance("jitter", "most likely ready by the kernel's jitter generator after 0.960s of waiting: "
+                   "nothing credited, no hardware RNG, no CPU RNG")
+    if p:
+        f = p["facts"]
+        want = dict(crng_init_monotonic_usec=3410000, userspace_monotonic_usec=1200000, load_recorded=True,
+                    seed_credited_bits=0, seed_mixed=False, credential="none", trust_cpu=False,
+                    trust_cpu_origin="command-line", cpu_rdrand=False, cpu_rdseed=False, bootloader_seed=None,
+                    hwrng_current=None, hwrng_available=[], hwrng_quality=None, vm_generation_device=None,
+                    other_daemon=None, gate_ready_at_start=False, gate_waited_usec=960000)
+        for k, v in want.items():
+            if f[k] != v:
+                fail(f"provenance.facts.{k} = {f[k]!r}, expected {v!r}")
+        if p["advice"] is not None:
+            fail(f"advice for a wait under a second: {p['advice']!r}")
+    human = run(ctl_fake, env=env).stdout
+    for want in ("   Provenance: most likely ready by the kernel's jitter generator after 0.960s of waiting",
+                 "crng init done: 3.410s after boot", "credited: nothing (load at 2.400s)",
+                 "trust: random.trust_cpu=off (command line)", "CPU RNG: rdrand no, rdseed no",
+                 "hardware RNG: none", "gate wait: 0.960s"):
+        if want not in human:
+            fail(f"human provenance lacks {want!r}: {human}")
+    # A long wait: what would shorten it.
+    records(COLD_SEED, COLD_GATE.replace("WAITED_USEC=960000", "WAITED_USEC=2500000"))
+    p = provenance("jitter", "most likely ready by the kernel's jitter generator after 2.500s of waiting")
+    if p and "virtio-rng" not in (p["advice"] or "") or p and "seed credential" not in (p["advice"] or ""):
+        fail(f"no advice for a long wait: {p}")
+    if "to shorten the wait: " not in run(ctl_fake, env=env).stdout:
+        fail("human output lacks the advice")
+
+    # (b) The saved seed credited, the pool ready right after.
+    records("ACTION=credited\nBITS=512\nREASON=\nCREDENTIAL=none\nBOOTTIME_USEC=812000\n",
+            "OUTCOME=ready\nREADY_AT_START=yes\nSTART_BOOTTIME_USEC=900000\nEND_BOOTTIME_USEC=900100\nWAITED_USEC=0\n")
+    put("dev/kmsg", "6,2,400000,-;Run /init as init process\n5,3,812400,-;random: crng init done\n")
+    p = provenance("seed", "most likely ready by the saved seed entropy-seed credited (512 bits) 0.812s after boot")
+    if p and p["facts"]["seed_credited_bits"] != 512:
+        fail(f"seed bits: {p['facts']}")
+    # (c) The credential credited (before the seed, which was only mixed).
+    records("ACTION=not-credited\nBITS=0\nREASON=first boot (/etc/machine-id is uninitialized)\n"
+            "CREDENTIAL=credited\nCREDENTIAL_BITS=256\nBOOTTIME_USEC=812000\n",
+            "OUTCOME=ready\nREADY_AT_START=yes\nSTART_BOOTTIME_USEC=900000\nEND_BOOTTIME_USEC=900100\nWAITED_USEC=0\n")
+    p = provenance("credential", "most likely ready by the seed credential entropy-seed credited (256 bits)")
+    if p and ("seed-mixed" not in p["reasons"] or p["facts"]["credential_credited_bits"] != 256):
+        fail(f"credential: {p}")
+    # A credit after the pool was ready is not the cause.
+    put("dev/kmsg", "6,2,400000,-;Run /init as init process\n5,3,500000,-;random: crng init done\n")
+    p = provenance("jitter")
+    if p and "credit-after-init" not in p["reasons"]:
+        fail(f"a late credit: {p}")
+
+    # (d) virtio-rng, the kernel crediting it; a cold boot otherwise.
+    records(COLD_SEED, COLD_GATE)
+    put("dev/kmsg", KMSG_COLD)
+    put("sys/devices/virtual/misc/hw_random/rng_current", "virtio_rng.0\n")
+    put("sys/devices/virtual/misc/hw_random/rng_available", "virtio_rng.0 none\n")
+    put("sys/devices/virtual/misc/hw_random/rng_quality", "1000\n")
+    os.makedirs(os.path.join(root, "sys/class/misc"), exist_ok=True)
+    os.symlink("../../devices/virtual/misc/hw_random", os.path.join(root, "sys/class/misc/hw_random"))
+    p = provenance("hwrng", "most likely ready by the hardware RNG virtio_rng.0 (quality 1000) 3.410s after boot")
+    if p and (p["facts"]["hwrng_available"] != ["virtio_rng.0"] or p["facts"]["hwrng_quality"] != 1000):
+        fail(f"hwrng facts: {p['facts']}")
+    put("sys/devices/virtual/misc/hw_random/rng_quality", "0\n")
+    p = provenance("jitter")
+    if p and "hwrng-quality-zero" not in p["reasons"]:
+        fail(f"quality 0: {p}")
+    # A name that is hostile text: escaped for the terminal, valid JSON, bounded.
+    put("sys/devices/virtual/misc/hw_random/rng_current", b"\x1b[31mevil\x07\xff" + b"A" * 5000, "wb")
+    put("sys/devices/virtual/misc/hw_random/rng_quality", "1000\n")
+    p = provenance("hwrng")
+    if p and len(p["facts"]["hwrng_current"]) >= 64:
+        fail(f"a long name not cut: {p['facts']['hwrng_current']!r}")
+    put("sys/devices/virtual/misc/hw_random/rng_current", b"\x1b[31mevil\x07\xff" + b"A" * 30 + b"\n", "wb")
+    p = provenance("hwrng")
+    if p and not isinstance(p["facts"]["hwrng_current"], list):
+        fail(f"invalid UTF-8 not as bytes: {p['facts']['hwrng_current']!r}")
+    human = run(ctl_fake, env=env).stdout
+    if "\x1b" in human or "\x07" in human or "\\x1b[31mevil" not in human:
+        fail(f"hostile hw_random name reached the terminal unescaped: {human!r}")
+    # A symlink as the file itself: not followed.
+    os.unlink(os.path.join(root, "sys/devices/virtual/misc/hw_random/rng_current"))
+    os.symlink("/etc/machine-id", os.path.join(root, "sys/devices/virtual/misc/hw_random/rng_current"))
+    p = provenance("jitter")
+    if p and p["facts"]["hwrng_current"] is not None:
+        fail(f"followed a symlink: {p['facts']}")
+    import shutil
+    shutil.rmtree(os.path.join(root, "sys"))
+
+    # The kernel's built-in default, from /boot/config-RELEASE, where the command line says nothing;
+    # a trusted CPU RNG makes the pool ready before user space.
+    put("proc/cmdline", "ro quiet\n")
+    put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu rdrand rdseed\n")
+    put("dev/kmsg", "5,3,128000,-;random: crng init done\n6,2,1200000,-;Run /init as init process\n")
+    records(COLD_SEED, "OUTCOME=ready\nREADY_AT_START=yes\nSTART_BOOTTIME_USEC=2450000\nEND_BOOTTIME_USEC=2450100\n"
+            "WAITED_USEC=0\n")
+    p = provenance("unknown", "ready 0.128s after boot, by what the facts cannot tell")
+    if p and (p["facts"]["trust_cpu"] is not None or "cpu-trust-unknown" not in p["reasons"]):
+        fail(f"no parameter, no config: {p}")
+    put("boot/config-" + os.uname().release, "CONFIG_RANDOM_TRUST_CPU=y\n# CONFIG_RANDOM_TRUST_BOOTLOADER is not set\n")
+    p = provenance("cpu", "most likely ready by the CPU's RNG instructions (trusted by the kernel) 0.128s after boot")
+    if p and (p["facts"]["trust_cpu_origin"] != "kernel-config" or p["facts"]["trust_bootloader"] is not False):
+        fail(f"kernel config: {p['facts']}")
+    if "random.trust_cpu=on (kernel config default)" not in run(ctl_fake, env=env).stdout:
+        fail("human output lacks the kernel config default")
+    # A value the kernel would not parse: it keeps an earlier one, unknown here, not the default.
+    put("proc/cmdline", "ro random.trust_cpu=maybe\n")
+    p = provenance("unknown")
+    if p and (p["facts"]["trust_cpu"] is not None or p["facts"]["trust_bootloader"] is not False):
+        fail(f"an unparsable trust_cpu: {p['facts']}")
+    put("proc/cmdline", "ro quiet\n")
+    # A boot loader seed (EFI RNG table), trusted.
+    put("proc/cmdline", "ro random.trust_bootloader=on random.trust_cpu=off\n")
+    put("dev/kmsg", "6,0,0,-;efi: EFI v2.7 by EDK II\n6,1,0,-;efi: ACPI=0x7fb7e000 SMBIOS=0x7f9a6000 RNG=0x7f96c018 \n"
+        "5,3,60000,-;random: crng init done\n6,2,1200000,-;Run /init as init process\n")
+    p = provenance("bootloader", "most likely ready by the boot loader's seed (trusted by the kernel)")
+    if p and p["facts"]["bootloader_seed"] is not True:
+        fail(f"efi RNG: {p['facts']}")
+    # A VM generation device: only whether there is one.
+    os.makedirs(os.path.join(root, "sys/bus/acpi/devices/QEMUVGID:00"))
+    p = provenance("bootloader")
+    if p and (p["facts"]["vm_generation_device"] is not True or p["facts"]["vm_generation_device_name"] != "QEMUVGID:00"):
+        fail(f"VM generation device: {p['facts']}")
+    shutil.rmtree(os.path.join(root, "sys"))
+    shutil.rmtree(os.path.join(root, "boot"))
+    os.unlink(os.path.join(root, "dev/kmsg"))
+    put("proc/cmdline", "ro random.trust_cpu=off quiet\n")
+
     # Our units: their states come from systemd; without it, unknown (null).
     d = status_json(ctl_fake, env, expect_rc=0)
     if d:

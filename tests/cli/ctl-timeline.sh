@@ -26,6 +26,12 @@ EG_TEST_ROOT=$tmp "$ctl" timeline >"$tmp/out" || fail "timeline exited $?"
 cat "$tmp/out"
 grep -q '^ *2\.500000s  entropy-seed: seed loaded, credited 256 bits$' "$tmp/out" || fail "seed event wrong"
 grep -q '^ *3\.250000s  entropy-gate released: ready, waited 1\.250s$' "$tmp/out" || fail "gate event wrong"
+# How the pool most likely became ready: one line, and in --json.
+grep -q '^     provenance  most likely ready by the saved seed entropy-seed credited (256 bits)' "$tmp/out" ||
+        fail "no provenance line for a credited seed"
+EG_TEST_ROOT=$tmp "$ctl" timeline --json=short >"$tmp/json" || fail "timeline --json exited $?"
+grep -q '"provenance":{"verdict":"seed","text":"most likely ready by the saved seed' "$tmp/json" ||
+        fail "no provenance in --json: $(cat "$tmp/json")"
 # The timed lines are in non-decreasing order.
 grep -E '^ *[0-9]+\.[0-9]{6}s  ' "$tmp/out" | awk '{ t = $1 + 0; if (t < last) exit 1; last = t }' ||
         fail "events out of order"

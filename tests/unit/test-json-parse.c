@@ -95,6 +95,12 @@ static void test_timeline_roundtrip(void **state) {
         assert_string_equal(t.events[2].source, "unknown");
         assert_int_equal(t.n_missing, 1);
         assert_int_equal(t.n_notes, 1);
+        /* A file of an older version: no provenance, none read. */
+        assert_false(t.have_provenance);
+        t.have_provenance = true;
+        t.provenance = PROVENANCE_JITTER;
+        t.provenance_text = strdup("most likely ready by the kernel's jitter generator after 1.000s of waiting");
+        assert_non_null(t.provenance_text);
 
         /* What the writer makes of it, the reader reads back the same. */
         f = open_memstream(&out, &size);
@@ -109,7 +115,25 @@ static void test_timeline_roundtrip(void **state) {
                 assert_int_equal(u.events[i].kind, t.events[i].kind);
                 assert_string_equal(u.events[i].text, t.events[i].text);
         }
+        assert_true(u.have_provenance);
+        assert_int_equal(u.provenance, PROVENANCE_JITTER);
+        assert_string_equal(u.provenance_text, t.provenance_text);
         timeline_done(&u);
+        /* A verdict a newer version knows and this one does not: its text, as unknown. */
+        Timeline n = {};
+        assert_int_equal(timeline_from_json(&n, "{\"schema_version\": 1, \"events\": [], \"provenance\": "
+                                            "{\"verdict\": \"quantum\", \"text\": \"ready by magic\"}}",
+                                            error, sizeof error), 0);
+        assert_true(n.have_provenance);
+        assert_int_equal(n.provenance, PROVENANCE_UNKNOWN);
+        assert_string_equal(n.provenance_text, "ready by magic");
+        timeline_done(&n);
+        /* null: none. */
+        Timeline o = {};
+        assert_int_equal(timeline_from_json(&o, "{\"schema_version\": 1, \"events\": [], \"provenance\": null}",
+                                            error, sizeof error), 0);
+        assert_false(o.have_provenance);
+        timeline_done(&o);
         timeline_done(&t);
         free(out);
 

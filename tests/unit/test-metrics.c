@@ -84,6 +84,7 @@ static void test_write(void **state) {
                           .credential = CREDENTIAL_CREDITED, .bits = 0 },
                 .seed_file_age_usec = 2 * USEC_PER_SEC,
                 .first_boot = 0,
+                .ready_source = PROVENANCE_CREDENTIAL,
         };
         char *s = write_metrics(&m);
 
@@ -103,6 +104,10 @@ static void test_write(void **state) {
         assert_non_null(strstr(s, "\nentropy_gate_seed_file_age_seconds 2.000000\n"));
         assert_non_null(strstr(s, "\nentropy_gate_first_boot 0\n"));
         assert_non_null(strstr(s, "\nentropy_gate_clone_suspected 1\n"));
+        assert_non_null(strstr(s, "# TYPE entropy_gate_ready_source gauge\n"));
+        assert_non_null(strstr(s, "\nentropy_gate_ready_source{source=\"credential\"} 1\n"));
+        assert_non_null(strstr(s, "\nentropy_gate_ready_source{source=\"seed\"} 0\n"));
+        assert_non_null(strstr(s, "\nentropy_gate_ready_source{source=\"jitter\"} 0\n"));
         free(s);
 
         /* Nothing recorded: every boolean and state set still there. */
@@ -115,6 +120,14 @@ static void test_write(void **state) {
         assert_null(strstr(s, "entropy_gate_pool_initialized_seconds"));
         assert_null(strstr(s, "entropy_gate_seed_file_age_seconds"));
         assert_null(strstr(s, "entropy_gate_first_boot"));
+        /* Every source is there, exactly one of them 1. */
+        for (int v = 0; v < _PROVENANCE_VERDICT_MAX; v++) {
+                char line[128];
+
+                snprintf(line, sizeof line, "\nentropy_gate_ready_source{source=\"%s\"} %d\n",
+                         provenance_verdict_to_string(v), v == PROVENANCE_UNKNOWN);
+                assert_non_null(strstr(s, line));
+        }
         free(s);
 }
 

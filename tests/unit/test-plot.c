@@ -85,9 +85,20 @@ static void test_svg(void **state) {
         char *svg;
 
         cold_boot(&t);
+        t.have_provenance = true;
+        t.provenance = PROVENANCE_JITTER;
+        t.provenance_text = strdup("most likely ready by the kernel's jitter generator after 1.001s of waiting: "
+                                   "nothing credited, <no> hardware RNG");
+        assert_non_null(t.provenance_text);
         plot_boot_from_timeline(&t, "boot <1>", b);
         plot_boot_from_timeline(&e, "empty", b + 1);
+        assert_string_equal(b[0].provenance, t.provenance_text);
+        assert_null(b[1].provenance);
         svg = draw(b, 2);
+        /* How the pool became ready, in words, escaped; "not recorded" for a timeline without it. */
+        assert_non_null(strstr(svg, "Pool ready:</tspan> most likely ready by the kernel's jitter generator after "
+                               "1.001s of waiting: nothing credited, &lt;no&gt; hardware RNG</text>"));
+        assert_non_null(strstr(svg, "Pool ready:</tspan> not recorded</text>"));
 
         assert_non_null(startswith(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert_non_null(strstr(svg, "</svg>\n"));
