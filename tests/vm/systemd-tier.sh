@@ -567,6 +567,16 @@ if [ "$have_ctl" = 1 ]; then
         vm_check "$b.metrics" "$b: entropyctl metrics in the guest exits 0 ($(grep -E '^entropy_gate_(seed_credited|gate_wait_seconds|clone_suspected) ' "$work/boot/$b/entropyctl-metrics.prom" 2>/dev/null | tr '\n' ' '))" \
             test "$(cat "$work/boot/$b/entropyctl-metrics.rc" 2>/dev/null)" = 0
     done
+    # Provenance, as entropyctl in the guest inferred it: boot 1 credited
+    # nothing (no CPU RNG under -cpu qemu64, no hardware RNG, no EFI), boot 2
+    # credited the credential first and then the seed, boot 3 the seed alone
+    # (the credential replayed, only mixed).
+    for bv in boot1:jitter boot2:credential $([ "$demo" = 0 ] && echo boot3:seed); do
+        b=${bv%%:*} want=${bv#*:}
+        got=$(sed -n 's/^entropy_gate_ready_source{source="\([a-z]*\)"} 1$/\1/p' "$work/boot/$b/entropyctl-metrics.prom" 2>/dev/null)
+        vm_check "$b.provenance" "$b: entropyctl infers the pool was made ready by: ${got:-?} (want $want): $(sed -n 's/^ *Provenance: //p' "$work/boot/$b/entropyctl-status.txt" 2>/dev/null)" \
+            test "$got" = "$want"
+    done
     echo "The two boots as a picture: $picture"
     echo "(as Chromium shows it: ${picture%.svg}.png; in dark mode: ${picture%.svg}-dark.png)"
     echo
