@@ -25,6 +25,10 @@
 #   firstboot  boot1's disk with /etc/machine-id "uninitialized": not credited
 #   coldgate   a seedless disk with systemd-random-seed masked: the gate is
 #              the one blocking reader and waits for the kernel
+#   cpu        a seedless disk, -cpu max (RDRAND under TCG) and
+#              random.trust_cpu=on: the pool is ready before user space
+#   Provenance (boot1, boot2, boot3, coldgate, cpu): what the guest's
+#              entropyctl infers made the pool ready, one source each
 #   timeout    a seedless disk with entropy_gate.timeout=200ms
 #              entropy_gate.on_timeout=fail on the kernel command line
 #   provision  a fresh image whose seed "entropy-seed provision
@@ -486,6 +490,15 @@ if [ "$demo" = 0 ]; then
     sed 's/^/[coldgate status] /' "$r/status-entropy-gate.service.txt" >&2
     cg_wait=$f_wait; cg_target=$f_target; cg_crng=$f_crng; cg_pool=$f_pool
 
+    # The CPU's RNG, trusted: -cpu max gives the guest RDRAND under TCG, and
+    # with random.trust_cpu=on the kernel credits it before user space, so
+    # the pool is ready at once and nothing of ours made it so.
+    cp --sparse=always "$work/boot/pristine.img" "$work/boot/cpu.img"
+    boot cpu "$work/boot/cpu.img" "random.trust_cpu=on" -cpu max
+    r=$rep
+    vm_check cpu.ready-at-userspace "cpu: the CRNG was initialized when user space started (probe 'initrd': READY=$(pr "$r" initrd READY); kernel 'crng init done' at $(jts "$r" 'random: crng init done') s)" \
+        test "$(pr "$r" initrd READY)" = yes
+
     # Timeout: a cold pool takes about a second even with the gate blocking in
     # getrandom, so 200 ms from the kernel command line is a real timeout, as
     # long as no other blocking reader has started the kernel's jitter
@@ -570,8 +583,9 @@ if [ "$have_ctl" = 1 ]; then
     # Provenance, as entropyctl in the guest inferred it: boot 1 credited
     # nothing (no CPU RNG under -cpu qemu64, no hardware RNG, no EFI), boot 2
     # credited the credential first and then the seed, boot 3 the seed alone
-    # (the credential replayed, only mixed).
-    for bv in boot1:jitter boot2:credential $([ "$demo" = 0 ] && echo boot3:seed); do
+    # (the credential replayed, only mixed), coldgate nothing while the gate
+    # waited, cpu the CPU's RDRAND, trusted on the command line.
+    for bv in boot1:jitter boot2:credential $([ "$demo" = 0 ] && echo boot3:seed coldgate:jitter cpu:cpu); do
         b=${bv%%:*} want=${bv#*:}
         got=$(sed -n 's/^entropy_gate_ready_source{source="\([a-z]*\)"} 1$/\1/p' "$work/boot/$b/entropyctl-metrics.prom" 2>/dev/null)
         vm_check "$b.provenance" "$b: entropyctl infers the pool was made ready by: ${got:-?} (want $want): $(sed -n 's/^ *Provenance: //p' "$work/boot/$b/entropyctl-status.txt" 2>/dev/null)" \
@@ -587,6 +601,6 @@ vm_log "systemd tier: gate wait boot1 ${b1_wait:-?} us, boot2 ${b2_wait:-?} us, 
     "gate process ran at boot1 ${b1_main:-?} s (unit started ${b1_pre:-?} s, waiters woken ${b1_pool:-?} s), boot2 ${b2_main:-?} s (unit started ${b2_pre:-?} s);" \
     "entropy-ready.target at boot1 ${b1_target:-?} s, boot2 ${b2_target:-?} s;" \
     "boots: boot1 ${boot_s_boot1:-?}s boot2 ${boot_s_boot2:-?}s boot3 ${boot_s_boot3:-?}s afterpurge ${boot_s_afterpurge:-?}s" \
-    "clone ${boot_s_clone:-?}s firstboot ${boot_s_firstboot:-?}s coldgate ${boot_s_coldgate:-?}s timeout ${boot_s_timeout:-?}s" \
+    "clone ${boot_s_clone:-?}s firstboot ${boot_s_firstboot:-?}s coldgate ${boot_s_coldgate:-?}s cpu ${boot_s_cpu:-?}s timeout ${boot_s_timeout:-?}s" \
     "provision ${boot_s_provision:-?}s; tier ${tier_s}s"
 vm_finish
