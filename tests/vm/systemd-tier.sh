@@ -27,7 +27,9 @@
 #              the one blocking reader and waits for the kernel
 #   cpu        a seedless disk, -cpu max (RDRAND under TCG) and
 #              random.trust_cpu=on: the pool is ready before user space
-#   Provenance (boot1, boot2, boot3, coldgate, cpu): what the guest's
+#   hwrng      a seedless disk and -device virtio-rng-pci, its driver
+#              loaded by the initramfs after the probe found the pool cold
+#   Provenance (boot1, boot2, boot3, coldgate, cpu, hwrng): what the guest's
 #              entropyctl infers made the pool ready, one source each
 #   timeout    a seedless disk with entropy_gate.timeout=200ms
 #              entropy_gate.on_timeout=fail on the kernel command line
@@ -499,6 +501,25 @@ if [ "$demo" = 0 ]; then
     vm_check cpu.ready-at-userspace "cpu: the CRNG was initialized when user space started (probe 'initrd': READY=$(pr "$r" initrd READY); kernel 'crng init done' at $(jts "$r" 'random: crng init done') s)" \
         test "$(pr "$r" initrd READY)" = yes
 
+    # A hardware RNG: -device virtio-rng-pci, its driver (a module in
+    # Debian's kernel) loaded by the initramfs right after the probe found
+    # the pool cold; the kernel's hwrng thread then credits what it reads.
+    rng_ko=$(modinfo -k "$(cat "$kdir/version")" -n virtio_rng 2>/dev/null) && [ -f "$rng_ko" ] ||
+        vm_die "no virtio_rng module for the guest's kernel $(cat "$kdir/version")"
+    rm -rf "$work/initrd-hwrng"
+    mkdir -p "$work/initrd-hwrng/lib/modules"
+    cp "$rng_ko" "$work/initrd-hwrng/lib/modules/"
+    { cat "$kdir/modules.order"; basename "$rng_ko"; } >"$work/initrd-hwrng/lib/modules/order"
+    vm_cpio "$work/initrd-hwrng" "$work/initrd-hwrng.ov"
+    cat "$initrd" "$work/initrd-hwrng.ov" >"$work/initrd-hwrng.cpio"
+    initrd_plain=$initrd
+    initrd=$work/initrd-hwrng.cpio
+    cp --sparse=always "$work/boot/pristine.img" "$work/boot/hwrng.img"
+    boot hwrng "$work/boot/hwrng.img" "" -device virtio-rng-pci
+    initrd=$initrd_plain
+    r=$rep
+    check_cold_start "$r" hwrng
+
     # Timeout: a cold pool takes about a second even with the gate blocking in
     # getrandom, so 200 ms from the kernel command line is a real timeout, as
     # long as no other blocking reader has started the kernel's jitter
@@ -584,8 +605,9 @@ if [ "$have_ctl" = 1 ]; then
     # nothing (no CPU RNG under -cpu qemu64, no hardware RNG, no EFI), boot 2
     # credited the credential first and then the seed, boot 3 the seed alone
     # (the credential replayed, only mixed), coldgate nothing while the gate
-    # waited, cpu the CPU's RDRAND, trusted on the command line.
-    for bv in boot1:jitter boot2:credential $([ "$demo" = 0 ] && echo boot3:seed coldgate:jitter cpu:cpu); do
+    # waited, cpu the CPU's RDRAND, trusted on the command line, hwrng the
+    # virtio RNG the kernel credits by itself.
+    for bv in boot1:jitter boot2:credential $([ "$demo" = 0 ] && echo boot3:seed coldgate:jitter cpu:cpu hwrng:hwrng); do
         b=${bv%%:*} want=${bv#*:}
         got=$(sed -n 's/^entropy_gate_ready_source{source="\([a-z]*\)"} 1$/\1/p' "$work/boot/$b/entropyctl-metrics.prom" 2>/dev/null)
         vm_check "$b.provenance" "$b: entropyctl infers the pool was made ready by: ${got:-?} (want $want): $(sed -n 's/^ *Provenance: //p' "$work/boot/$b/entropyctl-status.txt" 2>/dev/null)" \
@@ -601,6 +623,6 @@ vm_log "systemd tier: gate wait boot1 ${b1_wait:-?} us, boot2 ${b2_wait:-?} us, 
     "gate process ran at boot1 ${b1_main:-?} s (unit started ${b1_pre:-?} s, waiters woken ${b1_pool:-?} s), boot2 ${b2_main:-?} s (unit started ${b2_pre:-?} s);" \
     "entropy-ready.target at boot1 ${b1_target:-?} s, boot2 ${b2_target:-?} s;" \
     "boots: boot1 ${boot_s_boot1:-?}s boot2 ${boot_s_boot2:-?}s boot3 ${boot_s_boot3:-?}s afterpurge ${boot_s_afterpurge:-?}s" \
-    "clone ${boot_s_clone:-?}s firstboot ${boot_s_firstboot:-?}s coldgate ${boot_s_coldgate:-?}s cpu ${boot_s_cpu:-?}s timeout ${boot_s_timeout:-?}s" \
+    "clone ${boot_s_clone:-?}s firstboot ${boot_s_firstboot:-?}s coldgate ${boot_s_coldgate:-?}s cpu ${boot_s_cpu:-?}s hwrng ${boot_s_hwrng:-?}s timeout ${boot_s_timeout:-?}s" \
     "provision ${boot_s_provision:-?}s; tier ${tier_s}s"
 vm_finish
