@@ -166,31 +166,15 @@ static void copy_cut(char *dst, size_t size, const char *src) {
 }
 
 /* "none" is how the kernel says there is no current source. */
-static void drop_none(char *s) {
-        char *p = s, *o = s;
-
-        for (char *w = strsep(&p, " "); w; w = strsep(&p, " ")) {
-                size_t l = strlen(w);
-
-                if (!*w || streq(w, "none"))
-                        continue;
-                if (o != s)
-                        *o++ = ' ';
-                memmove(o, w, l);
-                o += l;
-        }
-        *o = 0;
-}
-
 static void hwrng_gather(ProvenanceFacts *f) {
         char buf[SYSFS_VALUE_MAX];
 
         if (read_small("/sys/class/misc/hw_random/rng_current", buf, sizeof buf) >= 0) {
-                drop_none(buf);
+                hwrng_list_drop_none(buf);
                 copy_cut(f->hwrng_current, sizeof f->hwrng_current, buf);
         }
         if (read_small("/sys/class/misc/hw_random/rng_available", buf, sizeof buf) >= 0) {
-                drop_none(buf);
+                hwrng_list_drop_none(buf);
                 copy_cut(f->hwrng_available, sizeof f->hwrng_available, buf);
         }
         if (f->hwrng_current[0] && read_small("/sys/class/misc/hw_random/rng_quality", buf, sizeof buf) >= 0)

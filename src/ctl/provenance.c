@@ -187,6 +187,22 @@ int cpuinfo_has_flag(const char *text, const char *flag) {
         return -ENOENT;
 }
 
+void hwrng_list_drop_none(char *list) {
+        char *p = list, *o = list;
+
+        for (char *w = strsep(&p, " "); w; w = strsep(&p, " ")) {
+                size_t l = strlen(w);
+
+                if (!*w || streq(w, "none"))
+                        continue;
+                if (o != list)
+                        *o++ = ' ';
+                memmove(o, w, l);
+                o += l;
+        }
+        *o = 0;
+}
+
 bool efi_tables_line(const char *message, bool *ret_rng) {
         const char *p = startswith(message, "efi: ");
         bool tables = false, rng = false;

@@ -156,6 +156,10 @@ int kconfig_bool(const char *text, const char *option);
  * -ENOENT without such a line (not x86). */
 int cpuinfo_has_flag(const char *text, const char *flag);
 
+/* Pure: a hw_random list ("rng_available", "rng_current") without the
+ * kernel's "none" pseudo-choice and without empty words, in place. */
+void hwrng_list_drop_none(char *list);
+
 /* Pure: is an efi: line of the kernel ("efi: ACPI=0x... RNG=0x... ") one
  * that lists the configuration tables (1, 0 not), and does it list the
  * boot loader's random seed (*ret_rng)? */

@@ -140,19 +140,9 @@ static void hwrng_read(HwRng *h) {
                 h->present = true;
                 h->current = strip_newline(udev_device_get_sysattr_value(d, "rng_current"));
                 h->available = strip_newline(udev_device_get_sysattr_value(d, "rng_available"));
-                if (h->available) {
-                        /* Drop the kernel's "none" pseudo-choice from the list shown to people. */
-                        char *p = h->available, *o = h->available;
-                        for (char *w = strsep(&p, " "); w; w = strsep(&p, " ")) {
-                                if (!*w || streq(w, "none"))
-                                        continue;
-                                if (o != h->available)
-                                        *o++ = ' ';
-                                memmove(o, w, strlen(w));
-                                o += strlen(w);
-                        }
-                        *o = 0;
-                }
+                /* The kernel's "none" pseudo-choice is not shown to people. */
+                if (h->available)
+                        hwrng_list_drop_none(h->available);
                 /* "none" is how the kernel says there is no current source. */
                 if (h->current && (streq(h->current, "none") || !*h->current)) {
                         free(h->current);
@@ -459,16 +449,8 @@ static void print_json(const Status *s, JsonFormat format) {
         json_object_begin(&j, "hw_random");
         json_bool(&j, "present", s->hwrng.present);
         json_string(&j, "current", s->hwrng.current);
-        json_array_begin(&j, "available");
-        if (s->hwrng.available) {
-                _cleanup_free_ char *copy = strdup(s->hwrng.available);
-                char *save = NULL;
-                /* Newer kernels list "none" as a choice: it is not a device. */
-                for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save))
-                        if (!streq(w, "none"))
-                                json_string(&j, NULL, w);
-        }
-        json_array_end(&j);
+        /* hwrng_read() dropped the kernel's "none" from the list already. */
+        json_word_list(&j, "available", s->hwrng.available ?: "");
         json_object_end(&j);
 
         json_object_begin(&j, "seed");

@@ -381,6 +381,26 @@ static void test_cpuinfo(void **state) {
         assert_int_equal(cpuinfo_has_flag("", "rdrand"), -ENOENT);
 }
 
+static void test_hwrng_list(void **state) {
+        static const struct {
+                const char *in, *out;
+        } t[] = {
+                { "virtio_rng.0 none", "virtio_rng.0" },
+                { "none", "" },
+                { "none tpm-rng-0  virtio_rng.0 ", "tpm-rng-0 virtio_rng.0" },
+                { "", "" },
+                { "nonesuch none", "nonesuch" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                char buf[64];
+
+                snprintf(buf, sizeof buf, "%s", t[i].in);
+                hwrng_list_drop_none(buf);
+                assert_string_equal(buf, t[i].out);
+        }
+}
+
 static void test_efi(void **state) {
         bool rng;
 
@@ -407,6 +427,7 @@ int main(void) {
                 cmocka_unit_test(test_kernel_bool),
                 cmocka_unit_test(test_kconfig),
                 cmocka_unit_test(test_cpuinfo),
+                cmocka_unit_test(test_hwrng_list),
                 cmocka_unit_test(test_efi),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
