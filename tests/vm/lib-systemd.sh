@@ -110,6 +110,19 @@ vm_disk_initrd() {
     echo "$out"
 }
 
+# The disk initramfs $2 (of kernel cache $1) with one more module, $3 (a .ko
+# file), loaded after the others, as $4: for a boot that needs a driver the
+# others do not (the fw_cfg credential's, a hardware RNG's). Its work
+# directory is $4.d.
+vm_disk_initrd_plus() {
+    local kdir=$1 initrd=$2 ko=$3 out=$4
+    rm -rf "$out.d"
+    mkdir -p "$out.d/lib/modules"
+    cp "$ko" "$out.d/lib/modules/" || return 1
+    { cat "$kdir/modules.order"; basename "$ko"; } >"$out.d/lib/modules/order"
+    vm_cpio "$out.d" "$out.ov" && cat "$initrd" "$out.ov" >"$out"
+}
+
 # ---------------------------------------------------------------- packages
 
 # The commit whose packages a tier installs: EG_VM_DEB_COMMIT, by default

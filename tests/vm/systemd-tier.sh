@@ -506,12 +506,8 @@ if [ "$demo" = 0 ]; then
     # the pool cold; the kernel's hwrng thread then credits what it reads.
     rng_ko=$(modinfo -k "$(cat "$kdir/version")" -n virtio_rng 2>/dev/null) && [ -f "$rng_ko" ] ||
         vm_die "no virtio_rng module for the guest's kernel $(cat "$kdir/version")"
-    rm -rf "$work/initrd-hwrng"
-    mkdir -p "$work/initrd-hwrng/lib/modules"
-    cp "$rng_ko" "$work/initrd-hwrng/lib/modules/"
-    { cat "$kdir/modules.order"; basename "$rng_ko"; } >"$work/initrd-hwrng/lib/modules/order"
-    vm_cpio "$work/initrd-hwrng" "$work/initrd-hwrng.ov"
-    cat "$initrd" "$work/initrd-hwrng.ov" >"$work/initrd-hwrng.cpio"
+    vm_disk_initrd_plus "$kdir" "$initrd" "$rng_ko" "$work/initrd-hwrng.cpio" ||
+        vm_die "could not add $rng_ko to the initramfs"
     initrd_plain=$initrd
     initrd=$work/initrd-hwrng.cpio
     cp --sparse=always "$work/boot/pristine.img" "$work/boot/hwrng.img"
