@@ -7,12 +7,14 @@
 #include <sys/utsname.h>
 
 #include "config.h"
+#include "entropy-samples.h"
 #include "gate.h"
 #include "log.h"
 #include "macro.h"
 #include "multicall.h"
 #include "notify.h"
 #include "paths.h"
+#include "pool.h"
 #include "proc-cmdline.h"
 #include "runstate.h"
 
@@ -21,6 +23,7 @@
 typedef struct Gate {
         const Config *config;
         bool notify_failed;          /* logged once, not at every tick */
+        EntropySamples entropy_avail; /* at the start of the wait and each tick */
 } Gate;
 
 static void help(void) {
@@ -61,17 +64,33 @@ static void notify(Gate *g, const char *message, usec_t timeout) {
         }
 }
 
+/* One read of a /proc file a second: how fast the pool is filling, for
+ * entropyctl. Nothing is decided by it; a kernel that does not show it
+ * leaves no sample. */
+static void sample_entropy(Gate *g, usec_t elapsed, bool last) {
+        int bits = pool_entropy_avail();
+
+        if (bits < 0)
+                return;
+        if (last)
+                entropy_samples_add_last(&g->entropy_avail, elapsed, (unsigned) bits);
+        else
+                entropy_samples_add(&g->entropy_avail, elapsed, (unsigned) bits);
+}
+
 static void on_event(GateEvent event, usec_t elapsed, void *userdata) {
         Gate *g = userdata;
         char buf[256];
 
         switch (event) {
         case GATE_EVENT_WAITING:
+                sample_entropy(g, elapsed, false);
                 log_info("Kernel random pool not initialized yet, waiting.");
                 notify(g, STATUS_WAITING, 0);
                 break;
 
         case GATE_EVENT_TICK:
+                sample_entropy(g, elapsed, false);
                 /* Ticks come at whole seconds; rounding hides timer slack. */
                 snprintf(buf, sizeof(buf), STATUS_WAITING " (%llus elapsed)",
                          (unsigned long long) ((elapsed + USEC_PER_SEC / 2) / USEC_PER_SEC));
@@ -125,7 +144,7 @@ static RecordOutcome record_outcome(const GateResult *res, const Config *c) {
 
 /* For entropyctl (runstate.h). Written after READY=1, so that the boot does
  * not wait for it. */
-static void write_result(RecordOutcome outcome, const GateResult *res) {
+static void write_result(RecordOutcome outcome, const GateResult *res, const EntropySamples *samples) {
         GateRecord rec = {
                 .outcome = outcome,
                 .ready_at_start = res->ready_at_start,
@@ -133,9 +152,11 @@ static void write_result(RecordOutcome outcome, const GateResult *res) {
                 .end_usec = res->end,
                 .waited_usec = res->waited,
         };
-        char buf[256];
+        char buf[256 + ENTROPY_SAMPLES_TEXT_MAX];
         int r;
 
+        if (samples)
+                (void) entropy_samples_format(samples, rec.entropy_avail, sizeof(rec.entropy_avail));
         r = gate_record_format(&rec, buf, sizeof(buf));
         if (r >= 0)
                 r = runstate_write(RUNSTATE_GATE, buf);
@@ -198,7 +219,7 @@ static int run_ready_at_start(const GateArgs *args, const GateResult *res) {
         if (r < 0)
                 log_warning_errno(r, "Failed to load the configuration, ignoring: %m");
         config_done(&config);
-        write_result(ret == GATE_EXIT_ERROR ? RECORD_OUTCOME_ERROR : RECORD_OUTCOME_READY, res);
+        write_result(ret == GATE_EXIT_ERROR ? RECORD_OUTCOME_ERROR : RECORD_OUTCOME_READY, res, NULL);
         barrier(&g);
         return ret;
 }
@@ -231,7 +252,7 @@ static int run(const GateArgs *args) {
                 snprintf(buf, sizeof(buf), "STATUS=Failed to wait for the kernel random pool: %s", strerror(-r));
                 notify(&g, buf, NOTIFY_SEND_TIMEOUT_DEFAULT);
                 res.start = res.end = now_usec(CLOCK_BOOTTIME);
-                write_result(RECORD_OUTCOME_ERROR, &res);
+                write_result(RECORD_OUTCOME_ERROR, &res, NULL);
                 barrier(&g);
                 config_done(&config);
                 return GATE_EXIT_ERROR;
@@ -284,7 +305,12 @@ static int run(const GateArgs *args) {
                 break;
         }
 
-        write_result(ret == GATE_EXIT_ERROR ? RECORD_OUTCOME_ERROR : record_outcome(&res, &config), &res);
+        /* The pool at the release (or the timeout, or the signal): read
+         * after READY=1, which must not wait for it. */
+        if (!res.ready_at_start)
+                sample_entropy(&g, res.waited, true);
+        write_result(ret == GATE_EXIT_ERROR ? RECORD_OUTCOME_ERROR : record_outcome(&res, &config), &res,
+                     &g.entropy_avail);
         /* Last: systemd must have taken in our messages before we exit. */
         barrier(&g);
         config_done(&config);

@@ -93,20 +93,29 @@ int pool_add_seed(const void *buf, size_t size, bool credit) {
         return loop_write(fd, buf, size);
 }
 
-int pool_size_bits(void) {
+/* A number of bits from a /proc/sys/kernel/random file. */
+static int read_bits(const char *path, bool zero_ok) {
         char buf[16 + 2], *end;
         size_t n;
         long bits;
         int r;
 
-        r = read_virtual_file_into("/proc/sys/kernel/random/poolsize", 16, buf, &n);
+        r = read_virtual_file_into(path, 16, buf, &n);
         if (r < 0)
                 return r;
         errno = 0;
         bits = strtol(buf, &end, 10);
-        if (errno != 0 || end == buf || bits <= 0 || bits > INT32_MAX)
+        if (errno != 0 || end == buf || bits < 0 || (bits == 0 && !zero_ok) || bits > INT32_MAX)
                 return -EIO;
         return (int) bits;
+}
+
+int pool_size_bits(void) {
+        return read_bits("/proc/sys/kernel/random/poolsize", false);
+}
+
+int pool_entropy_avail(void) {
+        return read_bits("/proc/sys/kernel/random/entropy_avail", true);
 }
 
 static int getrandom_all(void *buf, size_t size, unsigned flags) {

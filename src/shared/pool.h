@@ -28,6 +28,11 @@ int pool_add_seed(const void *buf, size_t size, bool credit);
 /* The input pool size in bits (/proc/sys/kernel/random/poolsize). */
 int pool_size_bits(void);
 
+/* The kernel's entropy_avail (/proc/sys/kernel/random/entropy_avail): on
+ * Linux >= 5.18 the bits counted towards initializing the CRNG, 256 once it
+ * is. A figure for people watching a wait, never a readiness test. */
+int pool_entropy_avail(void);
+
 /* Fill @buf with @size random bytes without ever blocking. Returns 1 when the
  * bytes came from an initialized CRNG (GRND_NONBLOCK succeeded), 0 when the
  * pool was not ready and they came from GRND_INSECURE (or /dev/urandom on

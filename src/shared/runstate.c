@@ -166,6 +166,7 @@ static const Field gate_fields[] = {
         U64("START_BOOTTIME_USEC", GateRecord, start_usec),
         U64("END_BOOTTIME_USEC", GateRecord, end_usec),
         U64("WAITED_USEC", GateRecord, waited_usec),
+        TEXT_OPT("ENTROPY_AVAIL", GateRecord, entropy_avail),
 };
 
 static const Field seed_fields[] = {

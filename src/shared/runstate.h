@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "entropy-samples.h"
 #include "time-util.h"
 
 /* What the boot-path binaries did this boot, for entropyctl and for the
@@ -22,6 +23,9 @@
  *          START_BOOTTIME_USEC=N   (CLOCK_BOOTTIME when the gate started)
  *          END_BOOTTIME_USEC=N     (when it was released or gave up)
  *          WAITED_USEC=N
+ *          ENTROPY_AVAIL=MSEC:BITS ...  (entropy-samples.h: the kernel's
+ *                                  entropy_avail while it waited; absent
+ *                                  when it did not wait)
  *   seed:  BOOT_ID=32 hex digits   (the boot in which this load consumed the seed
  *                                   directory; absent when it could not)
  *          ACTION=credited|not-credited|error
@@ -81,6 +85,8 @@ typedef struct GateRecord {
         RecordOutcome outcome;
         int ready_at_start;          /* -1: unknown */
         uint64_t start_usec, end_usec, waited_usec;
+        /* entropy-samples.h's text while it waited; "" none (or not waited) */
+        char entropy_avail[ENTROPY_SAMPLES_TEXT_MAX];
 } GateRecord;
 
 typedef enum SeedAction {

@@ -199,7 +199,25 @@ def check_result(r, outcome, ready_at_start, waited_min=None, waited_max=None):
         check(waited >= waited_min * 1e6, "waited %dus < %ss" % (waited, waited_min))
     if waited_max is not None:
         check(waited <= waited_max * 1e6, "waited %dus > %ss" % (waited, waited_max))
-    check(len(kv) == 5, "unexpected keys in %r" % kv)
+    keys = {"OUTCOME", "READY_AT_START", "START_BOOTTIME_USEC", "END_BOOTTIME_USEC", "WAITED_USEC"}
+    if ready_at_start == "no":
+        keys.add("ENTROPY_AVAIL")
+    check(set(kv) <= keys, "unexpected keys in %r" % kv)
+    return kv
+
+
+def entropy_samples(kv):
+    """ENTROPY_AVAIL=MSEC:BITS ... as a list of (msec, bits), checked."""
+    text = kv.get("ENTROPY_AVAIL")
+    check(text is not None, "no ENTROPY_AVAIL in %r" % kv)
+    check(re.fullmatch(r"(0|[1-9][0-9]*):(0|[1-9][0-9]*)( (0|[1-9][0-9]*):(0|[1-9][0-9]*))*", text),
+          "ENTROPY_AVAIL=%r is not MSEC:BITS ..." % text)
+    samples = [tuple(int(x) for x in p.split(":")) for p in text.split()]
+    check(len(samples) <= 32, "more than 32 samples: %r" % text)
+    check(all(a[0] <= b[0] for a, b in zip(samples, samples[1:])), "times go back: %r" % text)
+    check(samples[-1][0] * 1000 <= int(kv["WAITED_USEC"]) < (samples[-1][0] + 1) * 1000,
+          "the last sample is not at the release (WAITED_USEC=%s): %r" % (kv["WAITED_USEC"], text))
+    return samples
 
 
 # ---- the cases, over the scripted pool ----
@@ -222,7 +240,13 @@ def case_not_ready_then_ready(gate):
     check(m and float(m.group(1)) >= 2.5, "final message %r" % ready[0][1], r.ctx())
     check(r.index("READY", "1") < r.index("BARRIER", "1"), "READY=1 not before BARRIER=1", r.ctx())
     expect_barrier_last(r)
-    check_result(r, "ready", "no", 2.5)
+    kv = check_result(r, "ready", "no", 2.5)
+    # The scripted pool's entropy_avail rises to 255 over the 2.5 s and is
+    # 256 once ready: a sample at the start, at 1 s and 2 s, at the release.
+    samples = entropy_samples(kv)
+    check(len(samples) >= 4 and samples[0][0] < 500, "not a sample a second from the start: %r" % samples)
+    check(samples[0][1] < 64 and samples[-1][1] == 256, "samples do not follow the pool: %r" % samples)
+    check(all(a[1] <= b[1] for a, b in zip(samples, samples[1:])), "the rising count fell: %r" % samples)
     check("initialized, waited 2." in r.stderr, "no log line saying how long it waited", r.ctx())
     r.cleanup()
 
@@ -261,7 +285,20 @@ def case_timeout_fail(gate):
     # The deadline ended it, not the next tick: the gate checks the deadline
     # before it would refresh STATUS=, so however late it ran, no refresh.
     check(not any("elapsed)" in t for t in r.texts()), "waited for a tick past the deadline", r.ctx())
-    check_result(r, "timeout-fail", "no", 0.3)
+    kv = check_result(r, "timeout-fail", "no", 0.3)
+    samples = entropy_samples(kv)
+    check(len(samples) == 2 and all(b == 0 for _, b in samples), "samples of a pool that never fills: %r" % samples)
+    r.cleanup()
+
+
+def case_entropy_avail_unreadable(gate):
+    # A kernel that does not show entropy_avail: the wait is the same and the
+    # record just has no samples.
+    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "1200", "FAKE_POOL_ENTROPY_AVAIL": "error"})
+    check(r.rc == 0, "exit status %s, expected 0" % r.rc, r.ctx())
+    kv = check_result(r, "ready", "no", 1.2)
+    check("ENTROPY_AVAIL" not in kv, "samples from an unreadable entropy_avail: %r" % kv)
+    check("entropy_avail" not in r.stderr, "it logged about entropy_avail", r.ctx())
     r.cleanup()
 
 

@@ -11,6 +11,10 @@
  *   FAKE_POOL_ENOSYS=1           no getrandom(2): probing fails with ENOSYS
  *   FAKE_POOL_ADD_ERRNO=N        pool_add_seed() fails with errno N
  *   FAKE_POOL_SIZE_BITS=N        poolsize (default 256)
+ *   FAKE_POOL_ENTROPY_AVAIL=N    entropy_avail while not ready (default: rising
+ *                                from 0 to 255 over FAKE_POOL_READY_AFTER_MS,
+ *                                0 for "never"); "error": unreadable (EACCES);
+ *                                256 once ready
  *   FAKE_POOL_LOG=PATH           one line appended per seed handed to the pool:
  *                                "credit <bits> <hex>" or "mix <bytes> <hex>"
  */
@@ -125,6 +129,22 @@ int pool_add_seed(const void *buf, size_t size, bool credit) {
 
 int pool_size_bits(void) {
         return env_int("FAKE_POOL_SIZE_BITS", 256);
+}
+
+int pool_entropy_avail(void) {
+        const char *e = getenv("FAKE_POOL_ENTROPY_AVAIL");
+        usec_t left = fake_left(), after;
+
+        if (e && streq(e, "error"))
+                return -EACCES;
+        if (left == 0)
+                return 256;
+        if (e && *e)
+                return atoi(e);
+        if (left == USEC_INFINITY)
+                return 0;
+        after = (usec_t) env_int("FAKE_POOL_READY_AFTER_MS", 0) * USEC_PER_MSEC;
+        return after == 0 ? 0 : (int) (255 - 255 * left / after);
 }
 
 static int read_urandom(void *buf, size_t size) {
