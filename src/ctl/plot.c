@@ -115,6 +115,12 @@ void plot_boot_from_timeline(const Timeline *t, const char *label, PlotBoot *ret
                 b.credential_verdict = "none passed to this boot";
         if (t->have_provenance)
                 b.provenance = t->provenance_text;
+        if (t->entropy_avail.n > 0) {
+                b.entropy = &t->entropy_avail;
+                b.entropy_start = t->entropy_avail_start;
+                b.end = MAX(b.end, t->entropy_avail_start +
+                            (usec_t) t->entropy_avail.s[t->entropy_avail.n - 1].msec * USEC_PER_MSEC);
+        }
         *ret = b;
 }
 
@@ -245,6 +251,7 @@ static void write_style(FILE *f) {
               "line.crng{stroke:var(--crng)}\n"
               "text.crng{fill:var(--crng);font-weight:bold}\n"
               "line.userspace{stroke:var(--userspace)}\n"
+              ".entropy{stroke:var(--fg);fill:none}\n"
               "</style>\n", f);
 }
 
@@ -295,6 +302,28 @@ static void span_label(FILE *f, const Axis *a, double y, PlotSpan s) {
                 text_at(f, x_of(a, s.start) - 6, y, "muted", "end", buf, 0);
         else
                 text_at(f, x_of(a, s.end ?: s.start) + 6, y, "muted", NULL, buf, 0);
+}
+
+/* The kernel's entropy_avail over the gate's row: a line from the bar's
+ * bottom (0 bits) to its top (256, or the largest sample of an older
+ * kernel's bigger count), with the numbers at its end. */
+static void entropy_line(FILE *f, const Axis *a, double y, const PlotBoot *b) {
+        const EntropySamples *s = b->entropy;
+        double bottom = y + 3, scale = 256;
+        char buf[96];
+
+        for (unsigned i = 0; i < s->n; i++)
+                scale = MAX(scale, (double) s->s[i].bits);
+        fputs("<polyline class=\"entropy\" fill=\"none\" stroke-width=\"1.5\" points=\"", f);
+        for (unsigned i = 0; i < s->n; i++)
+                fprintf(f, "%s%.1f,%.1f", i ? " " : "",
+                        x_of(a, b->entropy_start + (usec_t) s->s[i].msec * USEC_PER_MSEC),
+                        bottom - BAR_H * (double) s->s[i].bits / scale);
+        fprintf(f, "\" stroke=\"%s\"><title>", colour_fg);
+        snprintf(buf, sizeof buf, "entropy_avail while the gate waited: %" PRIu32 " to %" PRIu32 " bits (%u samples)",
+                 s->s[0].bits, s->s[s->n - 1].bits, s->n);
+        xml_text(f, buf, 0);
+        fputs("</title></polyline>\n", f);
 }
 
 static bool span_known(PlotSpan s) {
@@ -383,6 +412,8 @@ static void write_boot(FILE *f, const Axis *a, const PlotBoot *b, double top) {
                 bar(f, a, y, g, "gate", colour_gate, "entropy-gate.service");
                 if (span_known(b->wait))
                         bar(f, a, y, b->wait, "wait", colour_wait, NULL);
+                if (b->entropy)
+                        entropy_line(f, a, y, b);
                 span_label(f, a, y, g);
         } else
                 text_at(f, PLOT_X0, y, "muted", NULL, "did not run, or not recorded", 0);
@@ -438,7 +469,7 @@ void plot_write_svg(FILE *f, const PlotBoot *boots, unsigned n) {
                 h += boot_height(boots + i);
         }
         a = axis_for(end);
-        h += 120;   /* the bottom axis and the legend */
+        h += 144;   /* the bottom axis and the legend */
 
         fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
@@ -500,5 +531,9 @@ void plot_write_svg(FILE *f, const PlotBoot *boots, unsigned n) {
         text_at(f, 726, y, NULL, NULL, "kernel: user space started", 0);
         fprintf(f, "<path class=\"target\" d=\"M1000 %.1fl7 7l-7 7l-7 -7z\" fill=\"%s\"/>\n", y - 12, colour_gate);
         text_at(f, 1014, y, NULL, NULL, "entropy-ready.target", 0);
+        y += 24;
+        fprintf(f, "<polyline class=\"entropy\" fill=\"none\" stroke-width=\"1.5\" stroke=\"%s\" "
+                "points=\"16,%.1f 26,%.1f 36,%.1f\"/>\n", colour_fg, y + 1, y - 5, y - 11);
+        text_at(f, 42, y, NULL, NULL, "kernel: entropy_avail while the gate waited (bottom of its bar 0, top 256 bits)", 0);
         fputs("</g>\n</svg>\n", f);
 }

@@ -32,6 +32,8 @@ typedef struct PlotBoot {
         const char *credential_verdict;
         const char *gate_verdict;
         const char *provenance;      /* how the pool most likely became ready; NULL: not recorded */
+        const EntropySamples *entropy; /* the gate's samples of entropy_avail; NULL: none */
+        usec_t entropy_start;        /* when they began, on the axis */
         PlotUnit units[PLOT_UNITS_MAX]; /* ordered after entropy-ready.target */
         unsigned n_units;
         usec_t end;                  /* the last event */

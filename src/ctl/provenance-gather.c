@@ -279,6 +279,8 @@ int provenance_facts_gather(ProvenanceFacts *ret, int crng_ready, const BootJour
                 f.gate_ran = true;
                 f.gate_ready_at_start = gate->ready_at_start;
                 f.gate_waited_usec = gate->waited_usec;
+                /* A record that does not parse shows no samples. */
+                (void) entropy_samples_parse(gate->entropy_avail, &f.gate_entropy_avail);
         }
 
         trust_gather(&f);

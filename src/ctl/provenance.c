@@ -462,3 +462,18 @@ void provenance_decide(const ProvenanceFacts *f, Provenance *ret) {
         }
         *ret = p;
 }
+
+void provenance_entropy_text(const EntropySamples *s, char *buf, size_t size) {
+        const EntropySample *first = s->s, *last = s->s + s->n - 1;
+
+        if (size == 0)
+                return;
+        if (s->n == 0)
+                buf[0] = 0;
+        else if (s->n == 1)
+                snprintf(buf, size, "%" PRIu32 " bits when the wait began (1 sample)", first->bits);
+        else
+                snprintf(buf, size, "%" PRIu32 " bits when the wait began, %" PRIu32 " at its end %s later (%u samples)",
+                         first->bits, last->bits,
+                         FORMAT_DURATION((usec_t) (last->msec - first->msec) * USEC_PER_MSEC), s->n);
+}

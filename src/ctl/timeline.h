@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "entropy-samples.h"
 #include "provenance.h"
 #include "time-util.h"
 
@@ -65,6 +66,11 @@ typedef struct Timeline {
         bool have_provenance;
         ProvenanceVerdict provenance;
         char *provenance_text;
+        /* The kernel's entropy_avail as the gate sampled it while it waited
+         * (entropy-samples.h), from @entropy_avail_start (the gate's start,
+         * on the events' clock); n == 0: none. */
+        usec_t entropy_avail_start;
+        EntropySamples entropy_avail;
 } Timeline;
 
 /* This boot, from systemd, the journal, the kernel log and our records;
@@ -73,7 +79,7 @@ int timeline_gather(Timeline *t);
 
 /* Pure: a timeline from the text of "timeline --json" (schema_version 1;
  * unknown members and event kinds are skipped, so newer files still draw;
- * "provenance" is optional, so older ones do too).
+ * "provenance" and "entropy_avail" are optional, so older ones do too).
  * 0, -EBADMSG when it is not such a document (with a reason in @ret_error
  * of @error_size bytes), -ENOMEM. Events are sorted by time. */
 int timeline_from_json(Timeline *t, const char *text, char *ret_error, size_t error_size);

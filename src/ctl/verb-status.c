@@ -415,6 +415,17 @@ static void json_provenance(JsonWriter *j, const Provenance *p, const Provenance
         json_string(j, "other_daemon", f->other_daemon[0] ? f->other_daemon : NULL);
         json_tristate(j, "gate_ready_at_start", f->gate_ran ? f->gate_ready_at_start : -1);
         json_u64_or_null(j, "gate_waited_usec", f->gate_ran ? f->gate_waited_usec : RUNSTATE_UNKNOWN);
+        if (f->gate_entropy_avail.n > 0) {
+                json_array_begin(j, "gate_entropy_avail");
+                for (unsigned i = 0; i < f->gate_entropy_avail.n; i++) {
+                        json_object_begin(j, NULL);
+                        json_uint(j, "msec", f->gate_entropy_avail.s[i].msec);
+                        json_uint(j, "bits", f->gate_entropy_avail.s[i].bits);
+                        json_object_end(j);
+                }
+                json_array_end(j);
+        } else
+                json_null(j, "gate_entropy_avail");
         json_object_end(j);
         json_object_end(j);
 }
@@ -708,6 +719,12 @@ static void print_provenance(const Provenance *p, const ProvenanceFacts *f) {
                 printf(CONTINUED "gate wait: %s\n", FORMAT_DURATION(f->gate_waited_usec));
         else
                 printf(CONTINUED "gate wait: unknown (no record)\n");
+        if (f->gate_entropy_avail.n > 0) {
+                char text[256];
+
+                provenance_entropy_text(&f->gate_entropy_avail, text, sizeof(text));
+                printf(CONTINUED "entropy_avail: %s\n", text);
+        }
         if (p->advice[0])
                 printf(CONTINUED "%s%s%s\n", ansi_yellow(), p->advice, ansi_normal());
 }

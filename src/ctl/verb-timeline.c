@@ -282,11 +282,22 @@ static int gather(Timeline *t, BootJournal *j) {
                         return r;
                 if (gate.end_usec == RUNSTATE_UNKNOWN || gate.end_usec == 0)
                         r = add_missing(t, EVENT_GATE_RELEASED, "the time in %s/gate", runstate_dir());
-                else
+                else {
+                        char samples[160] = "";
+
+                        if (entropy_samples_parse(gate.entropy_avail, &t->entropy_avail) >= 0 &&
+                            t->entropy_avail.n > 0 && gate.start_usec != RUNSTATE_UNKNOWN) {
+                                t->entropy_avail_start = gate.start_usec;
+                                snprintf(samples, sizeof(samples), " (entropy_avail %" PRIu32 " to %" PRIu32 " bits)",
+                                         t->entropy_avail.s[0].bits, t->entropy_avail.s[t->entropy_avail.n - 1].bits);
+                        } else
+                                t->entropy_avail = (EntropySamples) {};
                         r = add_event(t, gate.end_usec, EVENT_GATE_RELEASED, SOURCE_RUNSTATE, "entropy-gate.service",
-                                      "entropy-gate released: %s, waited %s",
+                                      "entropy-gate released: %s, waited %s%s",
                                       record_outcome_to_string(gate.outcome),
-                                      FORMAT_DURATION(gate.waited_usec == RUNSTATE_UNKNOWN ? 0 : gate.waited_usec));
+                                      FORMAT_DURATION(gate.waited_usec == RUNSTATE_UNKNOWN ? 0 : gate.waited_usec),
+                                      samples);
+                }
         } else if (j->gate.found)
                 r = add_event(t, j->gate.usec, EVENT_GATE_RELEASED, src, "entropy-gate.service",
                               "entropy-gate: %s", j->gate.message);

@@ -290,7 +290,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     COLD_SEED = "ACTION=not-credited\nBITS=0\nREASON=no seed file\nCREDENTIAL=none\nBOOTTIME_USEC=2400000\n"
     COLD_GATE = ("OUTCOME=ready\nREADY_AT_START=no\nSTART_BOOTTIME_USEC=2450000\nEND_BOOTTIME_USEC=3410000\n"
-                 "WAITED_USEC=960000\n")
+                 "WAITED_USEC=960000\nENTROPY_AVAIL=0:23 960:256\n")
     KMSG_COLD = ("6,1,0,-;Linux version 6.1.0\n6,2,1200000,-;Run /init as init process\n"
                  "5,3,3410000,-;random: crng init done\n")
     put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme de pse tsc msr\n")
@@ -317,7 +317,8 @@ with tempfile.TemporaryDirectory() as tmp:
                     seed_credited_bits=0, seed_mixed=False, credential="none", trust_cpu=False,
                     trust_cpu_origin="command-line", cpu_rdrand=False, cpu_rdseed=False, bootloader_seed=None,
                     hwrng_current=None, hwrng_available=[], hwrng_quality=None, vm_generation_device=None,
-                    other_daemon=None, gate_ready_at_start=False, gate_waited_usec=960000)
+                    other_daemon=None, gate_ready_at_start=False, gate_waited_usec=960000,
+                    gate_entropy_avail=[dict(msec=0, bits=23), dict(msec=960, bits=256)])
         for k, v in want.items():
             if f[k] != v:
                 fail(f"provenance.facts.{k} = {f[k]!r}, expected {v!r}")
@@ -327,7 +328,8 @@ with tempfile.TemporaryDirectory() as tmp:
     for want in ("   Provenance: most likely ready by the kernel's jitter generator after 0.960s of waiting",
                  "crng init done: 3.410s after boot", "credited: nothing (load at 2.400s)",
                  "trust: random.trust_cpu=off (command line)", "CPU RNG: rdrand no, rdseed no",
-                 "hardware RNG: none", "gate wait: 0.960s"):
+                 "hardware RNG: none", "gate wait: 0.960s",
+                 "entropy_avail: 23 bits when the wait began, 256 at its end 0.960s later (2 samples)"):
         if want not in human:
             fail(f"human provenance lacks {want!r}: {human}")
     # A long wait: what would shorten it.
@@ -337,6 +339,14 @@ with tempfile.TemporaryDirectory() as tmp:
         fail(f"no advice for a long wait: {p}")
     if "to shorten the wait: " not in run(ctl_fake, env=env).stdout:
         fail("human output lacks the advice")
+    # Samples that do not parse (a hostile or torn record) show none.
+    records(COLD_SEED, COLD_GATE.replace("0:23 960:256", "0:23 960:256 5:1"))
+    p = provenance("jitter")
+    if p and p["facts"]["gate_entropy_avail"] is not None:
+        fail(f"samples going back in time were shown: {p['facts']}")
+    if "entropy_avail:" in run(ctl_fake, env=env).stdout:
+        fail("human output shows samples that do not parse")
+    records(COLD_SEED, COLD_GATE)
 
     # (b) The saved seed credited, the pool ready right after.
     records("ACTION=credited\nBITS=512\nREASON=\nCREDENTIAL=none\nBOOTTIME_USEC=812000\n",
@@ -345,6 +355,8 @@ with tempfile.TemporaryDirectory() as tmp:
     p = provenance("seed", "most likely ready by the saved seed entropy-seed credited (512 bits) 0.812s after boot")
     if p and p["facts"]["seed_credited_bits"] != 512:
         fail(f"seed bits: {p['facts']}")
+    if p and p["facts"]["gate_entropy_avail"] is not None:
+        fail(f"samples from a gate that did not wait: {p['facts']}")
     # (c) The credential credited (before the seed, which was only mixed).
     records("ACTION=not-credited\nBITS=0\nREASON=first boot (/etc/machine-id is uninitialized)\n"
             "CREDENTIAL=credited\nCREDENTIAL_BITS=256\nBOOTTIME_USEC=812000\n",

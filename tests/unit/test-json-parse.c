@@ -99,6 +99,8 @@ static void test_timeline_roundtrip(void **state) {
         assert_false(t.have_provenance);
         t.have_provenance = true;
         t.provenance = PROVENANCE_JITTER;
+        assert_int_equal(entropy_samples_parse("0:23 960:256", &t.entropy_avail), 0);
+        t.entropy_avail_start = 2450000;
         t.provenance_text = strdup("most likely ready by the kernel's jitter generator after 1.000s of waiting");
         assert_non_null(t.provenance_text);
 
@@ -118,7 +120,29 @@ static void test_timeline_roundtrip(void **state) {
         assert_true(u.have_provenance);
         assert_int_equal(u.provenance, PROVENANCE_JITTER);
         assert_string_equal(u.provenance_text, t.provenance_text);
+        assert_int_equal(u.entropy_avail.n, 2);
+        assert_true(u.entropy_avail_start == 2450000);
+        assert_int_equal(u.entropy_avail.s[1].msec, 960);
+        assert_int_equal(u.entropy_avail.s[1].bits, 256);
         timeline_done(&u);
+        /* Samples that go back in time, or too many bits: none taken, the rest drawn. */
+        static const char *const bad_samples[] = {
+                "{\"start_usec\": 1, \"samples\": [{\"msec\": 5, \"bits\": 1}, {\"msec\": 4, \"bits\": 2}]}",
+                "{\"start_usec\": 1, \"samples\": [{\"msec\": 5, \"bits\": 65536}]}",
+                "{\"start_usec\": -1, \"samples\": []}",
+                "{\"start_usec\": 1, \"samples\": [{\"msec\": 4294967296, \"bits\": 1}]}",
+                "{\"start_usec\": 1, \"samples\": \"0:1\"}",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad_samples); i++) {
+                char doc2[512];
+                Timeline x = {};
+
+                snprintf(doc2, sizeof doc2, "{\"schema_version\": 1, \"events\": [], \"entropy_avail\": %s}",
+                         bad_samples[i]);
+                assert_int_equal(timeline_from_json(&x, doc2, error, sizeof error), 0);
+                assert_int_equal(x.entropy_avail.n, 0);
+                timeline_done(&x);
+        }
         /* A verdict a newer version knows and this one does not: its text, as unknown. */
         Timeline n = {};
         assert_int_equal(timeline_from_json(&n, "{\"schema_version\": 1, \"events\": [], \"provenance\": "

@@ -90,6 +90,8 @@ static void test_svg(void **state) {
         t.provenance_text = strdup("most likely ready by the kernel's jitter generator after 1.001s of waiting: "
                                    "nothing credited, <no> hardware RNG");
         assert_non_null(t.provenance_text);
+        assert_int_equal(entropy_samples_parse("0:23 1000:140 1001:256", &t.entropy_avail), 0);
+        t.entropy_avail_start = 5 * USEC_PER_SEC;
         plot_boot_from_timeline(&t, "boot <1>", b);
         plot_boot_from_timeline(&e, "empty", b + 1);
         assert_string_equal(b[0].provenance, t.provenance_text);
@@ -99,6 +101,11 @@ static void test_svg(void **state) {
         assert_non_null(strstr(svg, "Pool ready:</tspan> most likely ready by the kernel's jitter generator after "
                                "1.001s of waiting: nothing credited, &lt;no&gt; hardware RNG</text>"));
         assert_non_null(strstr(svg, "Pool ready:</tspan> not recorded</text>"));
+        /* entropy_avail over the gate's wait, in the first boot only (and the legend). */
+        const char *line = strstr(svg, "<polyline class=\"entropy\"");
+        assert_non_null(line);
+        assert_non_null(strstr(line, "<title>entropy_avail while the gate waited: 23 to 256 bits (3 samples)</title>"));
+        assert_null(strstr(strstr(line, "</polyline>"), "<polyline class=\"entropy\" fill=\"none\" stroke-width=\"1.5\" points"));
 
         assert_non_null(startswith(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert_non_null(strstr(svg, "</svg>\n"));
