@@ -25,11 +25,15 @@
 #   firstboot  boot1's disk with /etc/machine-id "uninitialized": not credited
 #   coldgate   a seedless disk with systemd-random-seed masked: the gate is
 #              the one blocking reader and waits for the kernel
+#              (and, as in cpuoff, the kernel's entropy_avail the gate
+#              sampled while it waited rises to 256)
+#   cpuoff     coldgate with -cpu max: RDRAND there, random.trust_cpu=off,
+#              the pool as cold and the verdict the kernel's jitter
 #   cpu        a seedless disk, -cpu max (RDRAND under TCG) and
 #              random.trust_cpu=on: the pool is ready before user space
 #   hwrng      a seedless disk and -device virtio-rng-pci, its driver
 #              loaded by the initramfs after the probe found the pool cold
-#   Provenance (boot1, boot2, boot3, coldgate, cpu, hwrng): what the guest's
+#   Provenance (boot1, boot2, boot3, coldgate, cpuoff, cpu, hwrng): what the guest's
 #              entropyctl infers made the pool ready, one source each
 #   timeout    a seedless disk with entropy_gate.timeout=200ms
 #              entropy_gate.on_timeout=fail on the kernel command line
@@ -144,6 +148,33 @@ usec_to_s() { awk -v u="$1" 'BEGIN { if (u == "") exit 1; printf "%.6f", u / 1e6
 check_cold_start() {
     vm_check "$2.cold-start" "$2: CRNG not initialized when user space started (probe 'initrd': READY=$(pr "$1" initrd READY) ERRNO=$(pr "$1" initrd ERRNO); kernel 'crng init done' at $(jts "$1" 'random: crng init done') s)" \
         test "$(pr "$1" initrd READY)" = no
+}
+
+# A Python expression over a JSON file's document "d": print it, or "?".
+json_get() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); exec(sys.argv[2])' "$1" "$2" 2>/dev/null || echo "?"; }
+json_true() { [ "$(json_get "$1" "$2")" = True ]; }
+
+# The kernel's entropy_avail as the gate sampled it while it waited (its
+# record's ENTROPY_AVAIL=MSEC:BITS ...): at least the start and the end,
+# times and counts never going back (the kernel only adds to the count it
+# initializes on), none above 256, and 256 at the end: the gate was woken
+# by an initialized pool, which the kernel makes so only at 256 bits. And
+# entropyctl status in the guest says it.
+check_entropy_samples() {
+    local r=$1 n=$2 samples
+    samples=$(rs "$r" gate ENTROPY_AVAIL)
+    vm_check "$n.entropy-avail" "$n: the gate sampled entropy_avail while it waited, rising to 256 (ENTROPY_AVAIL=${samples:-none})" \
+        awk -v s="$samples" 'BEGIN {
+            k = split(s, a, " "); if (k < 2) exit 1
+            pt = -1; pb = -1
+            for (i = 1; i <= k; i++) {
+                if (split(a[i], p, ":") != 2 || p[1] !~ /^[0-9]+$/ || p[2] !~ /^[0-9]+$/) exit 1
+                if (p[1] + 0 < pt || p[2] + 0 < pb || p[2] + 0 > 256) exit 1
+                pt = p[1] + 0; pb = p[2] + 0
+            }
+            exit !(pb == 256) }'
+    vm_check "$n.entropy-avail-status" "$n: entropyctl status shows it ($(grep -m1 -o 'entropy_avail: .*' "$r/entropyctl-status.txt" 2>/dev/null))" \
+        grep -q 'entropy_avail: [0-9]* bits when the wait began, 256 at its end' "$r/entropyctl-status.txt"
 }
 
 # The common facts of a boot. Seconds since boot: systemd's timestamps
@@ -491,6 +522,19 @@ if [ "$demo" = 0 ]; then
     vm_check coldgate.waited "coldgate: the gate waited (${f_wait:-?} us)" test "${f_wait:-0}" -gt 0
     sed 's/^/[coldgate status] /' "$r/status-entropy-gate.service.txt" >&2
     cg_wait=$f_wait; cg_target=$f_target; cg_crng=$f_crng; cg_pool=$f_pool
+    check_entropy_samples "$r" coldgate
+
+    # The CPU's RNG there but not trusted: -cpu max gives the guest RDRAND,
+    # random.trust_cpu=off (the tier's command line) keeps the kernel from
+    # crediting it, so the pool is as cold as in coldgate and the verdict
+    # must not name the CPU.
+    cp --sparse=always "$work/boot/pristine.img" "$work/boot/cpuoff.img"
+    boot cpuoff "$work/boot/cpuoff.img" "systemd.mask=systemd-random-seed.service" -cpu max
+    r=$rep
+    check_cold_start "$r" cpuoff
+    vm_check cpuoff.cpu-not-trusted "cpuoff: entropyctl saw RDRAND and that the kernel was told not to trust it ($(json_get "$work/boot/cpuoff/entropyctl-status.json" 'p=d["provenance"]; print("rdrand=%s trust_cpu=%s reasons=%s" % (p["facts"]["cpu_rdrand"], p["facts"]["trust_cpu"], ",".join(p["reasons"])))'))" \
+        json_true "$work/boot/cpuoff/entropyctl-status.json" 'p=d["provenance"]; print(p["facts"]["cpu_rdrand"] is True and p["facts"]["trust_cpu"] is False and "cpu-not-trusted" in p["reasons"])'
+    check_entropy_samples "$r" cpuoff
 
     # The CPU's RNG, trusted: -cpu max gives the guest RDRAND under TCG, and
     # with random.trust_cpu=on the kernel credits it before user space, so
@@ -601,9 +645,10 @@ if [ "$have_ctl" = 1 ]; then
     # nothing (no CPU RNG under -cpu qemu64, no hardware RNG, no EFI), boot 2
     # credited the credential first and then the seed, boot 3 the seed alone
     # (the credential replayed, only mixed), coldgate nothing while the gate
-    # waited, cpu the CPU's RDRAND, trusted on the command line, hwrng the
+    # waited, cpuoff nothing either (RDRAND there, not trusted), cpu the
+    # CPU's RDRAND, trusted on the command line, hwrng the
     # virtio RNG the kernel credits by itself.
-    for bv in boot1:jitter boot2:credential $([ "$demo" = 0 ] && echo boot3:seed coldgate:jitter cpu:cpu hwrng:hwrng); do
+    for bv in boot1:jitter boot2:credential $([ "$demo" = 0 ] && echo boot3:seed coldgate:jitter cpuoff:jitter cpu:cpu hwrng:hwrng); do
         b=${bv%%:*} want=${bv#*:}
         got=$(sed -n 's/^entropy_gate_ready_source{source="\([a-z]*\)"} 1$/\1/p' "$work/boot/$b/entropyctl-metrics.prom" 2>/dev/null)
         vm_check "$b.provenance" "$b: entropyctl infers the pool was made ready by: ${got:-?} (want $want): $(sed -n 's/^ *Provenance: //p' "$work/boot/$b/entropyctl-status.txt" 2>/dev/null)" \
