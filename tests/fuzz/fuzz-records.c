@@ -4,7 +4,8 @@
  * written. Their parsers must never read past the text, and what they
  * accept must survive a round trip: formatting what was parsed and parsing
  * it again gives the same record, byte for byte (values are escaped
- * losslessly). The ledger's parser is strict: whatever it accepts, it
+ * losslessly). The gate's entropy_avail samples parse strictly: what is
+ * accepted formats back to the same text. The ledger's parser is strict: whatever it accepts, it
  * formats and parses back to the same entries. */
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         abort();
         }
 
+        /* The samples, alone and as the gate record's field. */
+        static EntropySamples es;
+        static char etext[ENTROPY_SAMPLES_TEXT_MAX];
+        if (entropy_samples_parse(text, &es) >= 0 &&
+            (entropy_samples_format(&es, etext, sizeof(etext)) < 0 || strcmp(etext, text) != 0))
+                abort();
+
         gate_record_parse(text, &g);
+        if (entropy_samples_parse(g.entropy_avail, &es) >= 0 &&
+            (entropy_samples_format(&es, etext, sizeof(etext)) < 0 || strcmp(etext, g.entropy_avail) != 0))
+                abort();
         if (gate_record_format(&g, buf, sizeof(buf)) >= 0) {
                 gate_record_parse(buf, &g2);
                 if (memcmp(&g, &g2, sizeof(g)) != 0)
