@@ -28,8 +28,10 @@ add_test(NAME vm-crash
 set_tests_properties(vm-crash PROPERTIES
   LABELS "vm;vm-crash" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK eg-vm-cache TIMEOUT 2400)
 # The VM generation: the systemd image on one disk booted with QEMU's
-# -device vmgenid, the same guid twice, then another, then none
-# (vmgen-tier.sh): the seed is credited in its own generation only.
+# -device vmgenid, the same guid twice, a memory snapshot restored twice
+# with new guids and each copy booted again after a kill, then another
+# guid, then none (vmgen-tier.sh): the seed is credited in its own
+# generation only.
 add_test(NAME vm-vmgen
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vm/vmgen-tier.sh --build-dir ${CMAKE_BINARY_DIR})
 set_tests_properties(vm-vmgen PROPERTIES

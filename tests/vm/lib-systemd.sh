@@ -289,7 +289,8 @@ vm_sd_boot_report() {
         -drive "file=$disk,format=raw,if=virtio" \
         -drive "file=$work/boot/$name-report.img,format=raw,if=virtio" "$@" || ok=false
     vm_check "$name.boot" "boot '$name' completed" $ok
-    eval "boot_s_$name=$EG_VM_LAST_BOOT_S"
+    # Boot names may hold dashes, variable names cannot: gen-a1 -> boot_s_gen_a1.
+    eval "boot_s_${name//[^A-Za-z0-9_]/_}=\$EG_VM_LAST_BOOT_S"
     tar -xf "$work/boot/$name-report.img" -C "$rep" 2>/dev/null || true
     ok=true
     [ -e "$rep/complete" ] || ok=false

@@ -80,6 +80,7 @@ vm_install_deps() {
             cpio)        command -v cpio >/dev/null || want+=(cpio) ;;
             kmod)        command -v modprobe >/dev/null || want+=(kmod) ;;
             procps)      command -v pgrep >/dev/null || want+=(procps) ;;
+            socat)       command -v socat >/dev/null || want+=(socat) ;;
             musl)        command -v musl-gcc >/dev/null || want+=(musl-tools) ;;
             ctl)         pkg-config --exists libsystemd libudev 2>/dev/null || want+=(libsystemd-dev libudev-dev) ;;
             chromium)    command -v chromium >/dev/null || want+=(chromium) ;;
@@ -245,6 +246,190 @@ vm_boot() {
     fi
     vm_log "boot finished in ${EG_VM_LAST_BOOT_S}s (qemu status $rc)"
     return "$rc"
+}
+
+# ---------------------------------------------------------------- a running qemu
+
+# A test that works on a running machine (stops it, saves or restores its
+# memory, cuts it) starts qemu in the background with a QMP monitor, one at
+# a time:
+#
+#   vm_qemu_start LOG TIMEOUT_S KERNEL INITRD APPEND [qemu args...]
+#                         vm_boot's qemu command line plus a pid file and a
+#                         QMP socket, under the same hard wall-clock timeout;
+#                         connected to its monitor (sets EG_VM_QEMU_PID)
+#   vm_qmp JSON           one command; its reply in EG_VM_QMP_REPLY
+#   vm_qmp_status         the run state ("running", "paused", "inmigrate")
+#   vm_qmp_migrate_wait TIMEOUT_S
+#                         until the migration is completed (0) or failed
+#   vm_qmp_incoming_wait TIMEOUT_S
+#                         on the receiving side, until the machine is there
+#   vm_wait_log LOG ERE TIMEOUT_S
+#                         until a line of the serial log matches
+#   vm_qemu_kill          SIGKILL, as a power cut: no shutdown runs
+#   vm_qemu_wait TIMEOUT_S
+#                         until qemu has exited by itself (quit, power-off)
+#
+# The pid file and the socket live in a directory of their own under /tmp:
+# a socket's path is limited to 107 bytes, a build directory is not.
+vm_qemu_start() {
+    local log=$1 tmo=$2 i
+    shift 2
+    EG_VM_QEMU_DIR=$(mktemp -d /tmp/eg-vm-qemu.XXXXXX) || return 1
+    EG_VM_QEMU_PID=
+    vm_qemu_cmd "$log" "$@" -pidfile "$EG_VM_QEMU_DIR/pid" \
+        -qmp "unix:$EG_VM_QEMU_DIR/qmp,server=on,wait=off"
+    : >"$log"
+    # (In a subshell, so that the shell does not report a killed job.)
+    (timeout --signal=KILL "$tmo" "${EG_VM_QEMU[@]}" </dev/null >"$log.qemu" 2>&1; exit $?) 2>/dev/null &
+    EG_VM_QEMU_JOB=$!
+    # qemu writes its pid file with the newline last: read succeeds only
+    # once the whole pid is there.
+    for ((i = 0; i < 300; i++)); do
+        [ -S "$EG_VM_QEMU_DIR/qmp" ] && read -r EG_VM_QEMU_PID <"$EG_VM_QEMU_DIR/pid" 2>/dev/null && break
+        EG_VM_QEMU_PID=
+        kill -0 "$EG_VM_QEMU_JOB" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$EG_VM_QEMU_PID" ]; then
+        vm_log "qemu did not start: $(tail -n 5 "$log.qemu" 2>/dev/null)"
+        vm_qemu_kill
+        return 1
+    fi
+    vm_qmp_open || { vm_log "no QMP monitor at $EG_VM_QEMU_DIR/qmp"; vm_qemu_kill; return 1; }
+}
+
+# socat carries the session, through two FIFOs: both ends are opened in the
+# same order on each side, so neither open blocks for good. connect() may
+# come between the socket's bind() and listen(): socat retries.
+vm_qmp_open() {
+    local d=$EG_VM_QEMU_DIR line
+    mkfifo "$d/to" "$d/from" || return 1
+    socat - "UNIX-CONNECT:$d/qmp,retry=50,interval=0.1" <"$d/to" >"$d/from" 2>"$d/socat.err" &
+    EG_VM_QMP_SOCAT=$!
+    exec {EG_VM_QMP_OUT}>"$d/to" {EG_VM_QMP_IN}<"$d/from"
+    IFS= read -r -t 30 line <&"$EG_VM_QMP_IN" && [[ $line == '{"QMP"'* ]] &&
+        vm_qmp '{"execute": "qmp_capabilities"}'
+}
+
+vm_qmp_close() {
+    [ -n "${EG_VM_QMP_OUT:-}" ] && exec {EG_VM_QMP_OUT}>&-
+    [ -n "${EG_VM_QMP_IN:-}" ] && exec {EG_VM_QMP_IN}<&-
+    EG_VM_QMP_OUT='' EG_VM_QMP_IN=''
+    if [ -n "${EG_VM_QMP_SOCAT:-}" ]; then
+        kill "$EG_VM_QMP_SOCAT" 2>/dev/null
+        wait "$EG_VM_QMP_SOCAT" 2>/dev/null
+    fi
+    EG_VM_QMP_SOCAT=
+}
+
+# vm_qmp JSON: one command; its reply ({"return": ...} or {"error": ...}) in
+# EG_VM_QMP_REPLY. Events ({"event": ...}) in between are skipped. Status 1
+# on an error, when qemu is gone or after 60 s without a reply. The write
+# runs in a subshell that ignores SIGPIPE: a monitor that went away is an
+# error to report, not a signal that ends the tier.
+vm_qmp() {
+    local line
+    EG_VM_QMP_REPLY=
+    [ -n "${EG_VM_QMP_OUT:-}" ] || return 1
+    ( trap '' PIPE; printf '%s\n' "$1" >&"$EG_VM_QMP_OUT" ) 2>/dev/null || return 1
+    while IFS= read -r -t 60 line <&"$EG_VM_QMP_IN"; do
+        case $line in
+            '{"return"'*) EG_VM_QMP_REPLY=$line; return 0 ;;
+            '{"error"'*) EG_VM_QMP_REPLY=$line; return 1 ;;
+        esac
+    done
+    return 1
+}
+
+# The value of the last "status" key of the reply (query-status,
+# query-migrate).
+vm_qmp_reply_status() {
+    printf '%s\n' "$EG_VM_QMP_REPLY" | sed -n 's/.*"status": *"\([^"]*\)".*/\1/p'
+}
+
+vm_qmp_status() {
+    vm_qmp '{"execute": "query-status"}' && vm_qmp_reply_status
+}
+
+# vm_qmp_migrate_wait TIMEOUT_S: poll query-migrate (on either side) until
+# the migration is completed (0) or failed, cancelled or out of time (1);
+# the last status in EG_VM_QMP_MIGRATION.
+vm_qmp_migrate_wait() {
+    local end=$(( $(date +%s) + $1 ))
+    EG_VM_QMP_MIGRATION=
+    while [ "$(date +%s)" -le "$end" ]; do
+        vm_qmp '{"execute": "query-migrate"}' || return 1
+        EG_VM_QMP_MIGRATION=$(vm_qmp_reply_status)
+        case $EG_VM_QMP_MIGRATION in
+            completed) return 0 ;;
+            failed|cancelled) return 1 ;;
+        esac
+        sleep 0.2
+    done
+    return 1
+}
+
+# vm_qmp_incoming_wait TIMEOUT_S: on a qemu started with -incoming, until
+# the migration is completed and the machine has left the "inmigrate" state,
+# which qemu changes a moment after the migration's end, in a bottom half:
+# 0, the state in EG_VM_QMP_STATE ("paused" when the saved machine was
+# stopped, else "running"); 1 when the migration failed or out of time.
+vm_qmp_incoming_wait() {
+    local end=$(( $(date +%s) + $1 ))
+    EG_VM_QMP_STATE=
+    vm_qmp_migrate_wait "$1" || return 1
+    while [ "$(date +%s)" -le "$end" ]; do
+        EG_VM_QMP_STATE=$(vm_qmp_status) || return 1
+        [ "$EG_VM_QMP_STATE" = inmigrate ] || return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+# vm_wait_log LOG ERE TIMEOUT_S: until a line of the serial log LOG matches
+# ERE (0), or qemu is gone or TIMEOUT_S passed without one (1).
+vm_wait_log() {
+    local end=$(( $(date +%s) + $3 ))
+    while :; do
+        tr -d '\r' <"$1" | grep -aqE "$2" && return 0
+        kill -0 "$EG_VM_QEMU_PID" 2>/dev/null || break
+        [ "$(date +%s)" -lt "$end" ] || break
+        sleep 0.2
+    done
+    tr -d '\r' <"$1" | grep -aqE "$2"
+}
+
+# vm_qemu_wait TIMEOUT_S: until qemu has exited, killed when it is still
+# there after TIMEOUT_S. Returns its status (137 when killed); the monitor
+# is closed and the directory removed. qemu's pid is signalled only while
+# the job that runs it is there (timeout waits for qemu): never a pid that
+# may have been reused.
+vm_qemu_wait() {
+    local end=$(( $(date +%s) + $1 )) rc=0
+    while kill -0 "$EG_VM_QEMU_JOB" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
+        sleep 0.2
+    done
+    if kill -0 "$EG_VM_QEMU_JOB" 2>/dev/null && [ -n "$EG_VM_QEMU_PID" ]; then
+        kill -KILL "$EG_VM_QEMU_PID" 2>/dev/null
+    fi
+    wait "$EG_VM_QEMU_JOB" 2>/dev/null || rc=$?
+    vm_qmp_close
+    rm -rf "$EG_VM_QEMU_DIR"
+    EG_VM_QEMU_PID=
+    return "$rc"
+}
+
+# vm_qemu_kill: SIGKILL to qemu itself, then as vm_qemu_wait. Returns 0 when
+# qemu was still running when it was killed.
+vm_qemu_kill() {
+    local alive=1
+    [ -n "$EG_VM_QEMU_PID" ] || read -r EG_VM_QEMU_PID <"$EG_VM_QEMU_DIR/pid" 2>/dev/null
+    if kill -0 "$EG_VM_QEMU_JOB" 2>/dev/null && [ -n "$EG_VM_QEMU_PID" ]; then
+        kill -KILL "$EG_VM_QEMU_PID" 2>/dev/null && alive=0
+    fi
+    vm_qemu_wait 10
+    return "$alive"
 }
 
 # The programs the tiers run inside the guest (tests/vm/guest/*.c), built
