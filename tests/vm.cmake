@@ -42,9 +42,10 @@ set_tests_properties(vm-vmgen PROPERTIES
 # most of them cut short (~10 min).
 set_tests_properties(vm-busybox PROPERTIES TIMEOUT 900)
 set_tests_properties(vm-systemd PROPERTIES TIMEOUT 1800)
-# The initrd tier debootstraps its own image with initramfs-tools (~2 min),
-# installs the .debs (built by the systemd tier before it, or now), runs
-# update-initramfs in it and boots twice through that initrd.
+# The initrd tier debootstraps its own image with initramfs-tools and dracut
+# (~1-2 min), installs the .debs (built by the systemd tier before it, or
+# now), runs update-initramfs and dracut (with and without systemd) in it
+# and boots twice through each of the three initrds (~5 min in all).
 set_tests_properties(vm-initrd PROPERTIES TIMEOUT 1800)
 # OpenRC, runit, s6 and sysvinit with the project's service definitions
 # (init/): one debootstrapped tree (~2 min) is the base of four disks, each

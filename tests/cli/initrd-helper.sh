@@ -7,7 +7,10 @@
 # imported from fw_cfg, from SMBIOS as text and as base64, never over one
 # already there; entropy-seed load --credential-only gets it; the gate waits
 # on a cold pool and the log says so with the gate's own record; a timeout
-# with fail exits 3 and says so; entropy_gate.initrd=0 skips the gate.
+# with fail exits 3 and says so; entropy_gate.initrd=0 skips the gate. The
+# steps alone, as dracut's units in an initrd with systemd run them
+# (load-credential, gate), log the same lines and exit with the status of
+# the program they ran.
 # Usage: initrd-helper.sh HELPER GATE_FAKEPOOL SEED_FAKEPOOL
 set -u
 helper_src=$1 gate=$2 seed=$3
@@ -136,6 +139,30 @@ FAKE_POOL_READY_AFTER_MS=never scenario disabled "quiet entropy_gate.initrd=0" "
 [ "$(cat "$tmp/disabled/rc")" = 0 ] && has_log disabled "<4>entropy-gate-initrd: entropy_gate.initrd=0" &&
         [ ! -e "$tmp/disabled/run/entropy-gate/gate" ] && ok "disabled: entropy_gate.initrd=0 skips the gate, with a warning" ||
         fail "disabled: exit $(cat "$tmp/disabled/rc")"
+
+# The steps alone, as entropy-seed-initrd.service and entropy-gate-initrd.service
+# run them: a credential systemd imported, loaded and said so, no gate.
+scenario load "" "mkdir -p /run/credentials/@system && printf %s $cred >/run/credentials/@system/entropy-gate.seed" load-credential
+[ "$(cat "$tmp/load/rc")" = 0 ] && [ "$(record load seed CREDENTIAL)" = mixed ] &&
+        has_log load "entropy-seed mixed credential entropy-gate.seed into the pool without crediting it" &&
+        ok "load-credential: entropy-seed loaded the credential, the kernel log says so" ||
+        fail "load-credential: exit $(cat "$tmp/load/rc"), CREDENTIAL=$(record load seed CREDENTIAL)"
+! has_log load "waiting for the kernel random pool" && [ ! -e "$tmp/load/run/entropy-gate/gate" ] &&
+        ok "load-credential: no gate" || fail "load-credential: the gate ran"
+# ... and the gate: the same two lines as run's, the record in the second.
+scenario gate "" "" gate
+[ "$(cat "$tmp/gate/rc")" = 0 ] && [ "$(record gate gate READY_AT_START)" = no ] &&
+        has_log gate "<5>entropy-gate-initrd: waiting for the kernel random pool" &&
+        has_log gate "WAITED_USEC=$(record gate gate WAITED_USEC))" &&
+        ok "gate: the gate waited on a cold pool, the kernel log says so with its record" ||
+        fail "gate: exit $(cat "$tmp/gate/rc"), READY_AT_START=$(record gate gate READY_AT_START)"
+! has_log gate "credential" && [ ! -e "$tmp/gate/run/entropy-gate/seed" ] &&
+        ok "gate: no credential, no entropy-seed" || fail "gate: the credential step ran"
+# Its failure is the unit's (OnFailure=emergency.target).
+FAKE_POOL_READY_AFTER_MS=never scenario gate-timeout "entropy_gate.timeout=200ms entropy_gate.on_timeout=fail" "" gate
+[ "$(cat "$tmp/gate-timeout/rc")" = 3 ] && has_log gate-timeout "<3>entropy-gate-initrd: gave up waiting" &&
+        ok "gate: a timeout with fail exits 3, said at error level" ||
+        fail "gate: a timeout with fail: exit $(cat "$tmp/gate-timeout/rc")"
 
 "$helper" bogus >/dev/null 2>&1
 [ $? -eq 2 ] && ok "usage: an unknown verb exits 2" || fail "usage: an unknown verb does not exit 2"

@@ -179,15 +179,16 @@ else
                 (cd "$u" && lsinitrd --unpack "$d/systemd.img" >/dev/null 2>&1)
                 unit=$u/usr/lib/systemd/system/entropy-gate-initrd.service
                 for want in 'Before=cryptsetup-pre.target initrd.target' 'Wants=entropy-seed-initrd.service cryptsetup-pre.target' \
-                            'ConditionPathExists=/etc/initrd-release' 'DefaultDependencies=no' 'Type=notify' \
-                            'Before=clevis-luks-askpass.service clevis-luks-askpass.path' 'TimeoutStartSec=infinity'; do
+                            'ConditionPathExists=/etc/initrd-release' 'DefaultDependencies=no' 'Type=oneshot' \
+                            'Before=clevis-luks-askpass.service clevis-luks-askpass.path' 'TimeoutStartSec=infinity' \
+                            "ExecStart=$helper gate"; do
                         grep -qxF "$want" "$unit" && ok "dracut-systemd: entropy-gate-initrd.service has $want" ||
                                 fail "dracut-systemd: entropy-gate-initrd.service lacks $want"
                 done
-                grep -qx "ExecStart=$sbin/entropy-seed load --credential-only" \
+                grep -qx "ExecStart=$helper load-credential" \
                         "$u/usr/lib/systemd/system/entropy-seed-initrd.service" &&
-                        ok "dracut-systemd: entropy-seed-initrd.service runs entropy-seed load --credential-only" ||
-                        fail "dracut-systemd: entropy-seed-initrd.service does not run load --credential-only"
+                        ok "dracut-systemd: entropy-seed-initrd.service runs the helper's load-credential" ||
+                        fail "dracut-systemd: entropy-seed-initrd.service does not run the helper's load-credential"
                 if command -v systemd-analyze >/dev/null; then
                         v=$(systemd-analyze verify --man=no "$unit" \
                                 "$u/usr/lib/systemd/system/entropy-seed-initrd.service" 2>&1 | grep -E 'entropy-(gate|seed)-initrd')
