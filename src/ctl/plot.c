@@ -46,6 +46,13 @@ static PlotUnit *unit_get(PlotBoot *b, const char *name) {
         return b->units + b->n_units++;
 }
 
+/* @start + @msec, saturated: a saved file's start may be anything. */
+static usec_t sample_at(usec_t start, uint32_t msec) {
+        usec_t off = (usec_t) msec * USEC_PER_MSEC;
+
+        return start > USEC_INFINITY - off ? USEC_INFINITY : start + off;
+}
+
 void plot_boot_from_timeline(const Timeline *t, const char *label, PlotBoot *ret) {
         PlotBoot b = { .label = label };
         bool seed_recorded = false;
@@ -118,8 +125,7 @@ void plot_boot_from_timeline(const Timeline *t, const char *label, PlotBoot *ret
         if (t->entropy_avail.n > 0) {
                 b.entropy = &t->entropy_avail;
                 b.entropy_start = t->entropy_avail_start;
-                b.end = MAX(b.end, t->entropy_avail_start +
-                            (usec_t) t->entropy_avail.s[t->entropy_avail.n - 1].msec * USEC_PER_MSEC);
+                b.end = MAX(b.end, sample_at(t->entropy_avail_start, t->entropy_avail.s[t->entropy_avail.n - 1].msec));
         }
         *ret = b;
 }
@@ -204,7 +210,9 @@ static double x_of(const Axis *a, usec_t u) {
 static Axis axis_for(usec_t end) {
         static const usec_t steps_ms[] = { 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 30000, 60000,
                                            120000, 300000, 600000, 1200000, 1800000, 3600000 };
-        usec_t e = MAX(end, USEC_PER_SEC / 2);
+        /* A saved file may say anything: past a year, the axis ends there
+         * (and what lies beyond is drawn at its end) rather than wrap. */
+        usec_t e = CLAMP(end, USEC_PER_SEC / 2, (usec_t) 366 * 24 * 3600 * USEC_PER_SEC);
         Axis a = { .step = steps_ms[ELEMENTSOF(steps_ms) - 1] * USEC_PER_MSEC };
 
         for (size_t i = 0; i < ELEMENTSOF(steps_ms); i++)
@@ -317,7 +325,7 @@ static void entropy_line(FILE *f, const Axis *a, double y, const PlotBoot *b) {
         fputs("<polyline class=\"entropy\" fill=\"none\" stroke-width=\"1.5\" points=\"", f);
         for (unsigned i = 0; i < s->n; i++)
                 fprintf(f, "%s%.1f,%.1f", i ? " " : "",
-                        x_of(a, b->entropy_start + (usec_t) s->s[i].msec * USEC_PER_MSEC),
+                        x_of(a, sample_at(b->entropy_start, s->s[i].msec)),
                         bottom - BAR_H * (double) s->s[i].bits / scale);
         fprintf(f, "\" stroke=\"%s\"><title>", colour_fg);
         snprintf(buf, sizeof buf, "entropy_avail while the gate waited: %" PRIu32 " to %" PRIu32 " bits (%u samples)",

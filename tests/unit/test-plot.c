@@ -134,6 +134,29 @@ static void test_svg(void **state) {
         timeline_done(&t);
 }
 
+/* A saved file may hold any number: times at the end of the clock draw at
+ * the end of a bounded axis, never as NaN or a wrapped sum. */
+static void test_huge_times(void **state) {
+        Timeline t = {};
+        PlotBoot b;
+        char *svg;
+
+        add(&t, 0, EVENT_KERNEL_STARTED, "kernel", NULL, "kernel started");
+        add(&t, UINT64_MAX, EVENT_CRNG_INIT_DONE, "kernel", NULL, "kernel: random: crng init done");
+        add(&t, UINT64_MAX - 5, EVENT_GATE_STARTED, "runstate", "entropy-gate.service", "entropy-gate started");
+        add(&t, UINT64_MAX, EVENT_GATE_RELEASED, "runstate", "entropy-gate.service", "entropy-gate released: ready");
+        assert_int_equal(entropy_samples_parse("0:1 4294967295:256", &t.entropy_avail), 0);
+        t.entropy_avail_start = UINT64_MAX - 5;
+        plot_boot_from_timeline(&t, "huge", &b);
+        assert_true(b.end == UINT64_MAX);
+        svg = draw(&b, 1);
+        assert_null(strstr(svg, "nan"));
+        assert_null(strstr(svg, "inf"));
+        assert_non_null(strstr(svg, "<polyline class=\"entropy\""));
+        free(svg);
+        timeline_done(&t);
+}
+
 static void test_axis_and_escaping(void **state) {
         Timeline t = {};
         PlotBoot b;
@@ -159,6 +182,7 @@ int main(void) {
                 cmocka_unit_test(test_facts),
                 cmocka_unit_test(test_svg),
                 cmocka_unit_test(test_axis_and_escaping),
+                cmocka_unit_test(test_huge_times),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
