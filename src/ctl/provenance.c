@@ -477,3 +477,14 @@ void provenance_entropy_text(const EntropySamples *s, char *buf, size_t size) {
                          first->bits, last->bits,
                          FORMAT_DURATION((usec_t) (last->msec - first->msec) * USEC_PER_MSEC), s->n);
 }
+
+void provenance_entropy_json(JsonWriter *j, const char *key, const EntropySamples *s) {
+        json_array_begin(j, key);
+        for (unsigned i = 0; i < s->n; i++) {
+                json_object_begin(j, NULL);
+                json_uint(j, "msec", s->s[i].msec);
+                json_uint(j, "bits", s->s[i].bits);
+                json_object_end(j);
+        }
+        json_array_end(j);
+}

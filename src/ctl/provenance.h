@@ -8,6 +8,7 @@
 
 #include "boot-journal.h"
 #include "entropy-samples.h"
+#include "json.h"
 #include "runstate.h"
 #include "time-util.h"
 
@@ -180,3 +181,7 @@ int provenance_facts_gather(ProvenanceFacts *ret, int crng_ready, const BootJour
  * "12 bits when the wait began, 256 at the release 1.204s later (3 samples)";
  * "" when there are none. */
 void provenance_entropy_text(const EntropySamples *s, char *buf, size_t size);
+
+/* The samples as a JSON array of {"msec", "bits"} under @key, as status
+ * and timeline write them. */
+void provenance_entropy_json(JsonWriter *j, const char *key, const EntropySamples *s);

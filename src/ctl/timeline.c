@@ -84,14 +84,7 @@ void timeline_write_json(const Timeline *t, FILE *f, JsonFormat format) {
         if (t->entropy_avail.n > 0) {
                 json_object_begin(&j, "entropy_avail");
                 json_uint(&j, "start_usec", t->entropy_avail_start);
-                json_array_begin(&j, "samples");
-                for (unsigned i = 0; i < t->entropy_avail.n; i++) {
-                        json_object_begin(&j, NULL);
-                        json_uint(&j, "msec", t->entropy_avail.s[i].msec);
-                        json_uint(&j, "bits", t->entropy_avail.s[i].bits);
-                        json_object_end(&j);
-                }
-                json_array_end(&j);
+                provenance_entropy_json(&j, "samples", &t->entropy_avail);
                 json_object_end(&j);
         } else
                 json_null(&j, "entropy_avail");
@@ -107,17 +100,15 @@ static void read_entropy_avail(Timeline *t, const JsonValue *v) {
         uint64_t start;
 
         if (json_value_uint64(json_object_get(v, "start_usec"), &start) < 0 ||
-            !samples || samples->type != JSON_ARRAY || samples->n > ENTROPY_SAMPLES_MAX)
+            !samples || samples->type != JSON_ARRAY)
                 return;
         for (size_t i = 0; i < samples->n; i++) {
                 uint64_t msec, bits;
 
                 if (json_value_uint64(json_object_get(samples->items + i, "msec"), &msec) < 0 ||
                     json_value_uint64(json_object_get(samples->items + i, "bits"), &bits) < 0 ||
-                    msec > UINT32_MAX || bits > ENTROPY_SAMPLES_BITS_MAX ||
-                    (s.n > 0 && msec < s.s[s.n - 1].msec))
+                    entropy_samples_push(&s, msec, bits) < 0)
                         return;
-                s.s[s.n++] = (EntropySample) { .msec = (uint32_t) msec, .bits = (uint32_t) bits };
         }
         t->entropy_avail_start = start;
         t->entropy_avail = s;

@@ -415,16 +415,9 @@ static void json_provenance(JsonWriter *j, const Provenance *p, const Provenance
         json_string(j, "other_daemon", f->other_daemon[0] ? f->other_daemon : NULL);
         json_tristate(j, "gate_ready_at_start", f->gate_ran ? f->gate_ready_at_start : -1);
         json_u64_or_null(j, "gate_waited_usec", f->gate_ran ? f->gate_waited_usec : RUNSTATE_UNKNOWN);
-        if (f->gate_entropy_avail.n > 0) {
-                json_array_begin(j, "gate_entropy_avail");
-                for (unsigned i = 0; i < f->gate_entropy_avail.n; i++) {
-                        json_object_begin(j, NULL);
-                        json_uint(j, "msec", f->gate_entropy_avail.s[i].msec);
-                        json_uint(j, "bits", f->gate_entropy_avail.s[i].bits);
-                        json_object_end(j);
-                }
-                json_array_end(j);
-        } else
+        if (f->gate_entropy_avail.n > 0)
+                provenance_entropy_json(j, "gate_entropy_avail", &f->gate_entropy_avail);
+        else
                 json_null(j, "gate_entropy_avail");
         json_object_end(j);
         json_object_end(j);

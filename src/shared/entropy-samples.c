@@ -85,6 +85,14 @@ int entropy_samples_format(const EntropySamples *s, char *buf, size_t size) {
         return (int) (p - buf);
 }
 
+int entropy_samples_push(EntropySamples *s, uint64_t msec, uint64_t bits) {
+        if (s->n == ENTROPY_SAMPLES_MAX || msec > UINT32_MAX || bits > ENTROPY_SAMPLES_BITS_MAX ||
+            (s->n > 0 && msec < s->s[s->n - 1].msec))
+                return -EBADMSG;
+        s->s[s->n++] = (EntropySample) { .msec = (uint32_t) msec, .bits = (uint32_t) bits };
+        return 0;
+}
+
 /* Decimal digits, no sign, no leading zero but "0", at most @max. */
 static const char *parse_u32(const char *p, uint32_t max, uint32_t *ret) {
         uint64_t v = 0;
@@ -108,21 +116,16 @@ int entropy_samples_parse(const char *text, EntropySamples *ret) {
 
         *ret = (EntropySamples) {};
         while (*p) {
-                EntropySample e;
+                uint32_t msec, bits;
 
                 if (s.n > 0 && *p++ != ' ')
                         return -EBADMSG;
-                if (s.n == ENTROPY_SAMPLES_MAX)
-                        return -EBADMSG;
-                p = parse_u32(p, UINT32_MAX, &e.msec);
+                p = parse_u32(p, UINT32_MAX, &msec);
                 if (!p || *p++ != ':')
                         return -EBADMSG;
-                p = parse_u32(p, ENTROPY_SAMPLES_BITS_MAX, &e.bits);
-                if (!p)
+                p = parse_u32(p, ENTROPY_SAMPLES_BITS_MAX, &bits);
+                if (!p || entropy_samples_push(&s, msec, bits) < 0)
                         return -EBADMSG;
-                if (s.n > 0 && e.msec < s.s[s.n - 1].msec)
-                        return -EBADMSG;
-                s.s[s.n++] = e;
         }
         *ret = s;
         return 0;

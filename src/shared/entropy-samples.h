@@ -41,6 +41,12 @@ void entropy_samples_add(EntropySamples *s, usec_t since, unsigned bits);
  * array is full. */
 void entropy_samples_add_last(EntropySamples *s, usec_t since, unsigned bits);
 
+/* A reader's sample, strictly: appended when there is room, @msec fits and
+ * is not before the last one, and @bits is at most ENTROPY_SAMPLES_BITS_MAX;
+ * else -EBADMSG and @s unchanged. The rule of entropy_samples_parse(), for
+ * samples read from elsewhere (a saved timeline). */
+int entropy_samples_push(EntropySamples *s, uint64_t msec, uint64_t bits);
+
 /* "0:12 1000:40 2000:256". Returns the length, or -ENOBUFS. "" for none. */
 int entropy_samples_format(const EntropySamples *s, char *buf, size_t size);
 

@@ -82,6 +82,16 @@ static void test_parse_strict(void **state) {
         assert_int_equal(s.n, 0);
         assert_int_equal(entropy_samples_parse("0:0 0:256 4294967295:65535", &s), 0);
         assert_int_equal(s.n, 3);
+        /* The same rule for a sample read from elsewhere. */
+        assert_int_equal(entropy_samples_push(&s, 4294967294, 1), -EBADMSG);  /* back in time */
+        assert_int_equal(entropy_samples_push(&s, UINT64_C(4294967296), 1), -EBADMSG);
+        assert_int_equal(entropy_samples_push(&s, 4294967295, 65536), -EBADMSG);
+        assert_int_equal(s.n, 3);
+        assert_int_equal(entropy_samples_push(&s, 4294967295, 65535), 0);
+        assert_int_equal(s.n, 4);
+        s.n = ENTROPY_SAMPLES_MAX;
+        assert_int_equal(entropy_samples_push(&s, UINT32_MAX, 0), -EBADMSG);    /* full */
+        assert_int_equal(s.n, ENTROPY_SAMPLES_MAX);
 }
 
 int main(void) {
