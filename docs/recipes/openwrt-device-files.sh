@@ -8,7 +8,8 @@ files=$1
 # OpenWrt has no machine ID of its own: the device gets one here, and the
 # seed is bound to it. The package's init script keeps an /etc/machine-id it
 # finds, so the first boot passes the binding and first-boot rules, and
-# credits the seed; CreditWithoutMachineId= stays off.
+# credits the seed; CreditWithoutMachineId= stays off. entropy-seed here is
+# the build host's (the OpenWrt package's binary has no provision verb).
 machine_id=${2:-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
 
 mkdir -p "$files/etc"

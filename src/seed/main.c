@@ -29,11 +29,32 @@ typedef struct Verb {
 static const Verb verbs[] = {
         { "load",      seed_load,      false },
         { "save",      seed_save,      false },
+#if ENTROPY_GATE_PROVISION
         { "provision", seed_provision, true  },
+#else
+        /* Not in this build: images are provisioned on their build host,
+         * by its own entropy-seed. */
+        { "provision", NULL,           true  },
+#endif
 };
 
+#if ENTROPY_GATE_PROVISION
+#  define VERBS_SYNOPSIS "load|save|provision"
+#  define VERBS_LIST "load, save or provision"
+#  define PROVISION_HELP                                                                     \
+        "  provision          write a fresh creditable seed into an image (--root=)\n"
+#  define PROVISION_OPTIONS_HELP                                                             \
+        "     --machine-id=ID provision: bind to ID and write it to ROOT/etc/machine-id\n"   \
+        "     --cross-mounts  provision: follow paths through mount points inside ROOT\n"
+#else
+#  define VERBS_SYNOPSIS "load|save"
+#  define VERBS_LIST "load or save"
+#  define PROVISION_HELP "  (provision is not part of this build: run it on the image's build host)\n"
+#  define PROVISION_OPTIONS_HELP ""
+#endif
+
 static void help(void) {
-        printf("%s load|save|provision [OPTIONS...]\n"
+        printf("%s " VERBS_SYNOPSIS " [OPTIONS...]\n"
                "\n"
                "Credit the seed saved on the previous boot to the kernel's random pool,\n"
                "at most once, and replace it; or save a new seed at shutdown.\n"
@@ -41,17 +62,16 @@ static void help(void) {
                "  load               mix the machine-id, legacy seeds and the credential,\n"
                "                     rotate the seed, credit the old one if every rule holds\n"
                "  save               write a new seed (never blocks)\n"
-               "  provision          write a fresh creditable seed into an image (--root=)\n"
+               PROVISION_HELP
                "\n"
                "  -h --help          show this help\n"
                "     --version       show the version\n"
                "     --seed-dir=DIR  seed directory (default %s, or Directory=)\n"
                "     --no-credit     mix seeds into the pool, never credit them\n"
                "     --root=DIR      take every system path inside DIR\n"
-               "     --machine-id=ID provision: bind to ID and write it to ROOT/etc/machine-id\n"
                "     --credential-only  load: the system credential only, no seed directory\n"
                "                     (the initrd)\n"
-               "     --cross-mounts  provision: follow paths through mount points inside ROOT\n"
+               PROVISION_OPTIONS_HELP
                "\n"
                "See entropy-seed(8).\n",
                program_invocation_short_name, SEED_DIR_DEFAULT);
@@ -120,7 +140,7 @@ int entropy_seed_main(int argc, char *argv[]) {
                 }
 
         if (optind + 1 != argc) {
-                log_error(optind >= argc ? "Missing verb: load, save or provision (see --help)"
+                log_error(optind >= argc ? "Missing verb: " VERBS_LIST " (see --help)"
                                          : "Too many arguments (see --help)");
                 return EXIT_USAGE;
         }
@@ -128,18 +148,23 @@ int entropy_seed_main(int argc, char *argv[]) {
                 if (streq(argv[optind], verbs[i].name))
                         verb = verbs + i;
         if (!verb) {
-                log_error("Unknown verb \"%s\": load, save or provision (see --help)", argv[optind]);
+                log_error("Unknown verb \"%s\": " VERBS_LIST " (see --help)", argv[optind]);
                 return EXIT_USAGE;
+        }
+        if (!verb->run) {
+                log_error("%s is not part of this build of entropy-seed (ENTROPY_GATE_PROVISION=OFF): "
+                          "provision the image on its build host, with that host's entropy-seed", verb->name);
+                return EXIT_ERROR;
         }
         if (verb->needs_root && !arg_root) {
                 log_error("%s writes into an image: it needs --root=DIR", verb->name);
                 return EXIT_USAGE;
         }
-        if (arg_machine_id && verb->run != seed_provision) {
+        if (arg_machine_id && !verb->needs_root) {
                 log_error("--machine-id= is for provision only");
                 return EXIT_USAGE;
         }
-        if (arg_cross_mounts && verb->run != seed_provision) {
+        if (arg_cross_mounts && !verb->needs_root) {
                 log_error("--cross-mounts is for provision only");
                 return EXIT_USAGE;
         }

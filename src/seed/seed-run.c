@@ -14,6 +14,7 @@
 #include "log.h"
 #include "machine-id.h"
 #include "macro.h"
+#include "paths.h"
 #include "pool.h"
 #include "proc-cmdline.h"
 #include "root.h"
@@ -837,6 +838,7 @@ int seed_save(const SeedOptions *o) {
         return 0;
 }
 
+#if ENTROPY_GATE_PROVISION
 /* For image builders: a fresh creditable seed in ROOT's seed directory,
  * bound to the machine-id of the device that will boot it. The tree may
  * be someone else's: every path is resolved inside it and, unless
@@ -901,3 +903,4 @@ int seed_provision(const SeedOptions *o) {
                  m.id);
         return 0;
 }
+#endif

@@ -25,4 +25,4 @@ typedef struct SeedOptions {
 
 int seed_load(const SeedOptions *o);
 int seed_save(const SeedOptions *o);
-int seed_provision(const SeedOptions *o);
+int seed_provision(const SeedOptions *o);   /* ENTROPY_GATE_PROVISION builds only */
