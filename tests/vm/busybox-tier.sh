@@ -33,8 +33,10 @@
 #   --musl:  the binaries built as the OpenWrt package builds them: the
 #            CMake options and compiler and linker flags of
 #            packaging/openwrt/Makefile (one multi-call binary with
-#            entropy-seed a link to it, the seed directory under /etc, -Os,
-#            PKG_BUILD_FLAGS gc-sections and lto), linked dynamically against musl,
+#            entropy-seed a link to it, the seed directory under /etc, no
+#            provision verb; -Os, PKG_BUILD_FLAGS gc-sections and lto, its
+#            TARGET_CFLAGS and TARGET_LDFLAGS: tests/tools/openwrt-flags.sh),
+#            linked dynamically against musl,
 #            whose loader the initramfs carries; musl-gcc gets the kernel's
 #            UAPI headers only.
 # Exit: 0 pass, 1 fail, 77 skipped (not root, or no qemu even after apt-get).
@@ -59,14 +61,8 @@ tier_start=$(date +%s)
 
 # The OpenWrt package: its Makefile and files.
 owrt=$EG_SOURCE_DIR/packaging/openwrt
-# The words of a Makefile assignment to $1 ("NAME +=" or "NAME :="), with
-# its continuation lines, that are plain options (no make variables).
-owrt_words() {
-    awk -v name="$1" '
-        !go && $1 == name && ($2 == ":=" || $2 == "+=") { go = 1; sub(/^[^=]*=/, "") }
-        go { more = sub(/\\$/, ""); print; if (!more) exit }' "$owrt/Makefile" |
-        tr ' \t' '\n\n' | grep -E '^-[A-Za-z]' | grep -v -e '\$' -e '%'
-}
+# How OpenWrt would build it: openwrt_flags.
+source "$EG_SOURCE_DIR/tests/tools/openwrt-flags.sh"
 
 # The binaries from a build of their own (the caller's build may carry
 # sanitizers): static against glibc's libc.a with the default options, or
@@ -85,20 +81,12 @@ if [ "$musl" = 1 ]; then
     ln -sfn /usr/include/linux "$kh/linux"
     ln -sfn /usr/include/asm-generic "$kh/asm-generic"
     ln -sfn "/usr/include/$(gcc -dumpmachine)/asm" "$kh/asm"
-    # What the Makefile gives CMake and the compiler; OpenWrt's cmake.mk
-    # builds Release with no optimization of CMake's own (-DNDEBUG only).
-    mapfile -t owrt_opts < <(owrt_words CMAKE_OPTIONS)
-    # The target's default optimization (CONFIG_TARGET_OPTIMIZATION, -Os
-    # on OpenWrt's targets) and what OpenWrt's package.mk adds for each of
-    # the Makefile's PKG_BUILD_FLAGS.
-    owrt_cflags="-Os" owrt_ldflags=""
-    for f in $(sed -n 's/^PKG_BUILD_FLAGS:=//p' "$owrt/Makefile"); do
-        case $f in
-        gc-sections) owrt_cflags+=" -ffunction-sections -fdata-sections"; owrt_ldflags+=" -Wl,--gc-sections" ;;
-        lto) owrt_cflags+=" -flto=auto -fno-fat-lto-objects"; owrt_ldflags+=" -flto=auto -fuse-linker-plugin" ;;
-        *) vm_die "PKG_BUILD_FLAGS: no flags known for '$f'" ;;
-        esac
-    done
+    # What the Makefile gives CMake and the compiler, and what OpenWrt's
+    # build adds: the target's default optimization (-Os) and what
+    # package.mk adds for each of the Makefile's PKG_BUILD_FLAGS. OpenWrt's
+    # cmake.mk builds Release with no optimization of CMake's own
+    # (-DNDEBUG only).
+    openwrt_flags "$owrt/Makefile" || vm_die "cannot tell how OpenWrt builds $owrt/Makefile"
     printf '%s\n' "${owrt_opts[@]}" | grep -x -- '-DENTROPY_GATE_MULTICALL=ON' >/dev/null ||
         vm_die "no -DENTROPY_GATE_MULTICALL=ON among the CMAKE_OPTIONS read from $owrt/Makefile: ${owrt_opts[*]}"
     owrt_state=$(printf '%s\n' "${owrt_opts[@]}" | sed -n 's/^-DENTROPY_GATE_STATE_DIR=//p')
