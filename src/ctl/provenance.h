@@ -178,7 +178,7 @@ int provenance_facts_gather(ProvenanceFacts *ret, int crng_ready, const BootJour
                             const SeedRecord *seed, const GateRecord *gate);
 
 /* Pure: the gate's samples of entropy_avail for people, e.g.
- * "12 bits when the wait began, 256 at the release 1.204s later (3 samples)";
+ * "12 bits when the wait began, 256 at its end 1.204s later (3 samples)";
  * "" when there are none. */
 void provenance_entropy_text(const EntropySamples *s, char *buf, size_t size);
 

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "json.h"
 #include "entropy-samples.h"
+#include "json.h"
 #include "provenance.h"
 #include "time-util.h"
 
