@@ -66,7 +66,7 @@ work=${work:-$build_dir/vm-crash}
 [ -n "$rng_seed" ] || rng_seed=$(( $(od -An -N2 -tu2 /dev/urandom) ))
 RANDOM=$rng_seed
 
-vm_setup qemu kernel busybox debootstrap e2fs cpio kmod procps build ctl
+vm_setup qemu kernel busybox debootstrap e2fs cpio kmod build ctl
 tier_start=$(date +%s)
 
 # The plan: 22 cuts, 6 normal boots. The first boot is cut right after load
@@ -148,21 +148,12 @@ crash_boot() {
         rename-save|hold) extra="eg.crash.hold=save" ;;
     esac
     boot_log=$work/boot/$(printf '%02d' "$n")-$kind.log
-    : >"$boot_log"
-    vm_qemu_cmd "$boot_log" "$kdir/vmlinuz" "$initrd" "$crash_append $extra" \
-        -drive "file=$disk,format=raw,if=virtio"
     local start tpid qpid rc=0 delay_ms= re= nth=1
     start=$(date +%s.%N)
     # A hard timeout bounds every boot; the cut is a SIGKILL to qemu itself.
-    # (In a subshell, so that the shell does not report the killed job.)
-    (timeout --signal=KILL 300 "${EG_VM_QEMU[@]}" </dev/null >"$boot_log.qemu" 2>&1; exit $?) 2>/dev/null &
-    tpid=$!
-    qpid=
-    for _ in $(seq 100); do
-        qpid=$(pgrep -P "$(pgrep -P "$tpid" 2>/dev/null)" 2>/dev/null) && break   # subshell, timeout, qemu
-        sleep 0.05
-    done
-    [ -n "$qpid" ] || vm_die "qemu did not start (see $boot_log.qemu)"
+    vm_qemu_spawn "$boot_log" 300 "$kdir/vmlinuz" "$initrd" "$crash_append $extra" \
+        -drive "file=$disk,format=raw,if=virtio" || vm_die "qemu did not start (see $boot_log.qemu)"
+    tpid=$EG_VM_QEMU_JOB qpid=$EG_VM_QEMU_PID
     case $kind in
         load)        re='EGCRASH load-exec';  delay_ms=$(rand_ms 300) ;;
         rename-load) re='EGCRASH hold';       delay_ms=0 ;;
@@ -199,6 +190,7 @@ crash_boot() {
         fi
     fi
     kill -0 "$tpid" 2>/dev/null && { wait "$tpid" 2>/dev/null || rc=$?; }
+    rm -rf "$EG_VM_QEMU_DIR"
     boot_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     [ "$kind" = normal ] && [ "$rc" -eq 0 ] && last_full_s=${boot_s%.*}
     boot_rc=$rc

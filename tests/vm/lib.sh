@@ -251,13 +251,15 @@ vm_boot() {
 # ---------------------------------------------------------------- a running qemu
 
 # A test that works on a running machine (stops it, saves or restores its
-# memory, cuts it) starts qemu in the background with a QMP monitor, one at
-# a time:
+# memory, cuts it) starts qemu in the background, one at a time:
 #
+#   vm_qemu_spawn [--qmp] LOG TIMEOUT_S KERNEL INITRD APPEND [qemu args...]
+#                         vm_boot's qemu command line plus a pid file, under
+#                         the same hard wall-clock timeout (sets
+#                         EG_VM_QEMU_JOB, the job, and EG_VM_QEMU_PID, qemu);
+#                         with --qmp a QMP socket too
 #   vm_qemu_start LOG TIMEOUT_S KERNEL INITRD APPEND [qemu args...]
-#                         vm_boot's qemu command line plus a pid file and a
-#                         QMP socket, under the same hard wall-clock timeout;
-#                         connected to its monitor (sets EG_VM_QEMU_PID)
+#                         vm_qemu_spawn --qmp, connected to its monitor
 #   vm_qmp JSON           one command; its reply in EG_VM_QMP_REPLY
 #   vm_qmp_status         the run state ("running", "paused", "inmigrate")
 #   vm_qmp_migrate_wait TIMEOUT_S
@@ -270,15 +272,18 @@ vm_boot() {
 #   vm_qemu_wait TIMEOUT_S
 #                         until qemu has exited by itself (quit, power-off)
 #
-# The pid file and the socket live in a directory of their own under /tmp:
-# a socket's path is limited to 107 bytes, a build directory is not.
-vm_qemu_start() {
-    local log=$1 tmo=$2 i
+# The pid file and the socket live in a directory of their own under /tmp
+# (EG_VM_QEMU_DIR, removed by vm_qemu_wait and vm_qemu_kill): a socket's
+# path is limited to 107 bytes, a build directory is not.
+vm_qemu_spawn() {
+    local qmp=0 log tmo i
+    [ "$1" = --qmp ] && { qmp=1; shift; }
+    log=$1 tmo=$2
     shift 2
     EG_VM_QEMU_DIR=$(mktemp -d /tmp/eg-vm-qemu.XXXXXX) || return 1
     EG_VM_QEMU_PID=
-    vm_qemu_cmd "$log" "$@" -pidfile "$EG_VM_QEMU_DIR/pid" \
-        -qmp "unix:$EG_VM_QEMU_DIR/qmp,server=on,wait=off"
+    [ "$qmp" = 1 ] && set -- "$@" -qmp "unix:$EG_VM_QEMU_DIR/qmp,server=on,wait=off"
+    vm_qemu_cmd "$log" "$@" -pidfile "$EG_VM_QEMU_DIR/pid"
     : >"$log"
     # (In a subshell, so that the shell does not report a killed job.)
     (timeout --signal=KILL "$tmo" "${EG_VM_QEMU[@]}" </dev/null >"$log.qemu" 2>&1; exit $?) 2>/dev/null &
@@ -286,7 +291,8 @@ vm_qemu_start() {
     # qemu writes its pid file with the newline last: read succeeds only
     # once the whole pid is there.
     for ((i = 0; i < 300; i++)); do
-        [ -S "$EG_VM_QEMU_DIR/qmp" ] && read -r EG_VM_QEMU_PID <"$EG_VM_QEMU_DIR/pid" 2>/dev/null && break
+        { [ "$qmp" = 0 ] || [ -S "$EG_VM_QEMU_DIR/qmp" ]; } &&
+            read -r EG_VM_QEMU_PID <"$EG_VM_QEMU_DIR/pid" 2>/dev/null && break
         EG_VM_QEMU_PID=
         kill -0 "$EG_VM_QEMU_JOB" 2>/dev/null || break
         sleep 0.1
@@ -296,6 +302,10 @@ vm_qemu_start() {
         vm_qemu_kill
         return 1
     fi
+}
+
+vm_qemu_start() {
+    vm_qemu_spawn --qmp "$@" || return 1
     vm_qmp_open || { vm_log "no QMP monitor at $EG_VM_QEMU_DIR/qmp"; vm_qemu_kill; return 1; }
 }
 
