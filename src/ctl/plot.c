@@ -189,6 +189,13 @@ static void xml_text(FILE *f, const char *s, size_t max) {
                         p++;
                         continue;
                 }
+                /* U+FFFE and U+FFFF are UTF-8 but not XML: no reader
+                 * takes a document with them. */
+                if (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe) {
+                        fputs("\ufffd", f);
+                        p += n;
+                        continue;
+                }
                 fwrite(p, 1, n, f);
                 p += n;
         }

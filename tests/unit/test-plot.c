@@ -131,6 +131,14 @@ static void test_svg(void **state) {
         assert_non_null(strstr(svg, "a&lt;b&gt;&amp;&quot;c&quot;.service"));
         assert_null(strstr(svg, "<b>"));
         free(svg);
+
+        /* U+FFFE and U+FFFF are valid UTF-8 that XML forbids: replaced. */
+        plot_boot_from_timeline(&e, "odd \xef\xbf\xbe\xef\xbf\xbf label", b);
+        svg = draw(b, 1);
+        assert_non_null(strstr(svg, "odd \ufffd\ufffd label"));
+        assert_null(strstr(svg, "\xef\xbf\xbe"));
+        assert_null(strstr(svg, "\xef\xbf\xbf"));
+        free(svg);
         timeline_done(&t);
 }
 
