@@ -122,16 +122,20 @@ static int add_group(sd_journal *j, const char *boot_match, const char *const *m
         return sd_journal_add_disjunction(j);
 }
 
-static bool from(const char *ident, const char *unit, const char *name) {
+/* A line is ours when journald says it came from our unit, or from a root
+ * process that named itself so (the initrd, a manual run). Any user sets
+ * SYSLOG_IDENTIFIER (logger -t entropy-seed); only journald sets _UID and
+ * _SYSTEMD_UNIT. */
+static bool from(const char *ident, const char *unit, const char *uid, const char *name) {
         char service[64];
 
         snprintf(service, sizeof(service), "%s.service", name);
-        return streq_ptr(ident, name) || streq_ptr(unit, service);
+        return streq_ptr(unit, service) || (streq_ptr(ident, name) && streq_ptr(uid, "0"));
 }
 
 static int entry_handle(sd_journal *j, BootJournal *b) {
         _cleanup_free_ char *msg = NULL, *transport = NULL, *ident = NULL, *sunit = NULL,
-                *unit = NULL, *mid = NULL, *src_mono = NULL;
+                *unit = NULL, *mid = NULL, *src_mono = NULL, *uid = NULL, *pid = NULL, *facility = NULL;
         const char *m;
         usec_t usec;
         sd_id128_t boot;
@@ -143,7 +147,10 @@ static int entry_handle(sd_journal *j, BootJournal *b) {
             (r = field_get(j, "_SYSTEMD_UNIT", &sunit)) < 0 ||
             (r = field_get(j, "UNIT", &unit)) < 0 ||
             (r = field_get(j, "MESSAGE_ID", &mid)) < 0 ||
-            (r = field_get(j, "_SOURCE_MONOTONIC_TIMESTAMP", &src_mono)) < 0)
+            (r = field_get(j, "_SOURCE_MONOTONIC_TIMESTAMP", &src_mono)) < 0 ||
+            (r = field_get(j, "_UID", &uid)) < 0 ||
+            (r = field_get(j, "_PID", &pid)) < 0 ||
+            (r = field_get(j, "SYSLOG_FACILITY", &facility)) < 0)
                 return r;
         if (!msg)
                 return 0;
@@ -155,6 +162,12 @@ static int entry_handle(sd_journal *j, BootJournal *b) {
         b->matched++;
 
         if (streq_ptr(transport, "kernel")) {
+                /* Every record of /dev/kmsg comes in as _TRANSPORT=kernel;
+                 * the kernel gives the ones a program wrote facility 1
+                 * (user) at least, its own facility 0: only those count,
+                 * as in kmsg_record_handle(). */
+                if (!streq_ptr(facility, "0"))
+                        return 0;
                 if (!b->crng_init.found && startswith(msg, KERNEL_CRNG_INIT))
                         return event_set(&b->crng_init, usec, msg);
                 /* The first is the initrd's init or, without one, the system's. */
@@ -166,6 +179,10 @@ static int entry_handle(sd_journal *j, BootJournal *b) {
         }
 
         if (streq_ptr(mid, MESSAGE_ID_UNIT_STARTED)) {
+                /* The service manager's word, not a line anyone can log
+                 * with MESSAGE_ID= and UNIT= (logger --journald). */
+                if (!streq_ptr(pid, "1"))
+                        return 0;
                 if (streq_ptr(unit, "entropy-ready.target") && !b->target.found)
                         return event_set(&b->target, usec, msg);
                 if (streq_ptr(unit, "entropy-gate.service") && !b->gate_unit.found)
@@ -176,14 +193,14 @@ static int entry_handle(sd_journal *j, BootJournal *b) {
         }
 
         /* Our own lines, with the program prefix when stderr was not the journal's. */
-        if (from(ident, sunit, "entropy-seed")) {
+        if (from(ident, sunit, uid, "entropy-seed")) {
                 m = startswith(msg, "entropy-seed: ") ?: msg;
                 if ((startswith(m, "credited ") || startswith(m, "not crediting") || startswith(m, "No seed file")) &&
                     b->n_seed < JOURNAL_SEED_EVENTS_MAX)
                         return event_set(&b->seed[b->n_seed++], usec, m);
                 return 0;
         }
-        if (from(ident, sunit, "entropy-gate")) {
+        if (from(ident, sunit, uid, "entropy-gate")) {
                 m = startswith(msg, "entropy-gate: ") ?: msg;
                 if (!b->gate.found &&
                     (startswith(m, "Kernel random pool initialized") ||
