@@ -113,9 +113,10 @@ static bool skipped_report(Skipped *s) {
  * whatever Directory= says. Returns 1 and fills @ret, or 0.
  *
  * An fstab that cannot be read is said and taken as naming no network
- * mount: systemd's own fstab generator then cannot read it either and
- * makes no mount units from it, so nothing orders the seed helper after the
- * network; and a generator must never fail the boot. */
+ * mount: a generator must never fail the boot, and unless it is merely
+ * longer than FSTAB_MAX, systemd's own fstab generator cannot read it
+ * either and makes no mount units from it, so nothing orders the seed
+ * helper after the network. */
 static int seed_network_mount(const Config *c, FstabMount *ret) {
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *text = NULL;
