@@ -6,7 +6,8 @@ whatever the file system layout: every unit that would close one is refused.
 For each distribution root (this system's own, or a Debian tree built with
 debootstrap) and each layout of /etc/fstab (the root file system alone; a
 separate /var, grown at boot, and a separate /var/lib; /var on LUKS; /var
-on NFS, where the seed helper waits for the network), the
+on NFS and /var/lib on iSCSI, where the seed helper waits for the
+network), the
 distribution's own systemd-fstab-generator (and cryptsetup generator)
 writes the mount (and cryptsetup) units, and the distribution's
 own systemd-analyze verify decides, over every service, socket, timer and
@@ -61,20 +62,28 @@ LAYOUTS = {   # name: (fstab, crypttab)
     # before the gate.
     "nfs-var": ("/dev/vda1 / ext4 errors=remount-ro 0 1\n"
                 "srv:/export/var /var nfs defaults 0 0\n", None),
+    # /var/lib on a network block device (iSCSI): local type, _netdev.
+    "netdev-var-lib": ("/dev/vda1 / ext4 errors=remount-ro 0 1\n"
+                       "/dev/sdb1 /var/lib ext4 defaults,_netdev 0 2\n", None),
 }
 # Layouts whose seed directory is on a network file system, and the units
 # the generator must refuse there (each one the tree has).
-NETWORK_LAYOUTS = ("nfs-var",)
+NETWORK_LAYOUTS = ("nfs-var", "netdev-var-lib")
 NETWORK = ("systemd-networkd.service", "systemd-networkd.socket", "systemd-networkd-wait-online.service",
            "systemd-resolved.service", "NetworkManager.service", "networking.service",
            "wpa_supplicant.service", "ifupdown-pre.service")
 # Units that make a cycle with a network /var on their own, without any
 # gate: Debian 12's systemd-resolved.service is before network.target and
-# after systemd-tmpfiles-setup.service, which is after /var/log's mounts.
-# The probe masks them there (nothing could tell what a gate adds, and the
-# distribution enables them: sysinit.target wants systemd-resolved); the
-# generator must refuse them (NETWORK).
-CYCLE_WITHOUT_GATE = ("systemd-resolved.service",)
+# after systemd-tmpfiles-setup.service, which is after /var/log's mounts;
+# NetworkManager and wpa_supplicant keep their default dependencies, so they
+# are after sysinit.target and so after the same mounts (such a system can
+# only mount /var from the network in the initrd). The probe masks them
+# there (nothing could tell what a gate adds, and the distribution enables
+# them: sysinit.target wants systemd-resolved); the generator must refuse
+# them (NETWORK).
+CYCLE_WITHOUT_GATE = ("systemd-resolved.service", "NetworkManager.service", "NetworkManager-wait-online.service",
+                      "wpa_supplicant.service", "wpa_supplicant@eg-test.service",
+                      "wpa_supplicant-nl80211@eg-test.service", "wpa_supplicant-wired@eg-test.service")
 # Services an image builder gates; each one the tree has must be accepted.
 ORDINARY = ("ssh.service", "sshd.service", "cron.service", "nginx.service", "chrony.service",
             "dbus.service", "systemd-logind.service", "getty@tty1.service",
