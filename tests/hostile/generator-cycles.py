@@ -364,6 +364,26 @@ def main():
                 fail(f"{name}/{layout}: the generator did not take the names as given: {r.stderr}")
             return out, gated
 
+        # An fstab the generator cannot read (a directory, longer than it
+        # reads) is said and taken as naming no network mount; the
+        # generator still succeeds.
+        nfs = LAYOUTS["nfs-var"][0]
+        for what, make in (("a directory", lambda p: os.mkdir(p)),
+                           ("too long", lambda p: open(p, "w").write(nfs + "#" * (256 * 1024) + "\n"))):
+            fstab = groot + "/etc/fstab"
+            make(fstab)
+            out = work + "/normal-unreadable"
+            shutil.rmtree(out, ignore_errors=True)
+            os.makedirs(out)
+            r = subprocess.run([gen, out], stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, SYSTEMD_LOG_TARGET="console", EG_TEST_ROOT=groot))
+            if r.returncode != 0 or "/etc/fstab" not in r.stderr or "network file system" in r.stderr:
+                fail(f"{name}: with an fstab that is {what}, the generator exited {r.returncode}: {r.stderr}")
+            if os.path.isdir(fstab):
+                os.rmdir(fstab)
+            else:
+                os.unlink(fstab)
+
         local_cycling, results = set(), {}
         crypt_gen = dist.tool("/usr/lib/systemd/system-generators/systemd-cryptsetup-generator",
                               "/lib/systemd/system-generators/systemd-cryptsetup-generator")
