@@ -14,6 +14,10 @@
  * GATE_UNITS_MAX units are gated and at most NAMES_REPORTED_MAX names are
  * reported one by one.
  *
+ * When the seed directory is on a network file system (/etc/fstab), the
+ * seed helper waits for the network, and so the units that bring it up
+ * are refused as well (unit_name_network_refusal()).
+ *
  * Generators run before the journal exists, so messages go to the kernel
  * log (/dev/kmsg), or to stderr when that cannot be opened or
  * $SYSTEMD_LOG_TARGET is "console" (as with systemd's own generators). */
@@ -23,10 +27,12 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "fstab.h"
 #include "io-util.h"
 #include "log.h"
 #include "macro.h"
 #include "paths.h"
+#include "root.h"
 #include "unit-name.h"
 
 #define DROPIN_NAME "50-entropy-gate.conf"
@@ -101,11 +107,44 @@ static bool skipped_report(Skipped *s) {
         return true;
 }
 
+/* The network mount the seed helper waits for, if any: the one nearest to
+ * the configured seed directory, or to the default one, which
+ * entropy-seed.service names in RequiresMountsFor= and StateDirectory=
+ * whatever Directory= says. Returns 1 and fills @ret, or 0.
+ *
+ * An fstab that cannot be read is said and taken as naming no network
+ * mount: a generator must never fail the boot, and unless it is merely
+ * longer than FSTAB_MAX, systemd's own fstab generator cannot read it
+ * either and makes no mount units from it, so nothing orders the seed
+ * helper after the network. */
+static int seed_network_mount(const Config *c, FstabMount *ret) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *text = NULL;
+        size_t size;
+        int r;
+
+        fd = root_open_follow("/etc/fstab");
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0) {
+                log_warning_errno(fd, "Failed to open /etc/fstab, taking the seed directory as local: %m");
+                return 0;
+        }
+        r = read_fd_bounded(fd, FSTAB_MAX, READ_NUL_TERMINATE | READ_REFUSE_NUL, &text, &size);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to read /etc/fstab, taking the seed directory as local: %m");
+                return 0;
+        }
+        if (fstab_find_network_mount(text, c->seed_dir, ret) > 0)
+                return 1;
+        return fstab_find_network_mount(text, SEED_DIR_DEFAULT, ret);
+}
+
 /* Every name in @units, in configuration order: invalid and refused names
  * are skipped with a message, repeats silently, and each remaining unit
  * gets its drop-in, up to GATE_UNITS_MAX. Returns 0, or 1 when anything
  * failed or was left out (each said once). */
-static int gate_units(int dfd, const char *dir, char *const *units) {
+static int gate_units(int dfd, const char *dir, char *const *units, const FstabMount *network) {
         void *gated = NULL; /* tsearch() tree of the names written */
         Skipped skipped = {};
         size_t n_gated = 0;
@@ -126,6 +165,16 @@ static int gate_units(int dfd, const char *dir, char *const *units) {
                         if (skipped_report(&skipped))
                                 log_warning("Not ordering %s after entropy-ready.target, it would make an ordering cycle: %s",
                                             *u, why);
+                        continue;
+                }
+                why = network ? unit_name_network_refusal(*u) : NULL;
+                if (why) {
+                        if (skipped_report(&skipped))
+                                log_warning("Not ordering %s after entropy-ready.target, it would make an ordering cycle: "
+                                            "the seed directory is on a network file system (%s, %s%s), which is "
+                                            "mounted after the network is up, and %s",
+                                            *u, network->where, network->fstype,
+                                            network->netdev ? " with _netdev" : "", why);
                         continue;
                 }
                 if (tfind(*u, &gated, compare_names))
@@ -159,6 +208,7 @@ static int gate_units(int dfd, const char *dir, char *const *units) {
 
 int main(int argc, char *argv[]) {
         _cleanup_close_ int dfd = -EBADF;
+        FstabMount network;
         Config c;
         int r, ret = 0;
 
@@ -195,7 +245,7 @@ int main(int argc, char *argv[]) {
                 goto out;
         }
 
-        ret = gate_units(dfd, argv[1], c.units);
+        ret = gate_units(dfd, argv[1], c.units, seed_network_mount(&c, &network) > 0 ? &network : NULL);
 
 out:
         config_done(&c);

@@ -49,6 +49,22 @@ static bool has_suffix(const char *s, const char *suffix) {
         return l >= k && streq(s + l - k, suffix);
 }
 
+typedef struct RefusalPattern {
+        const char *pattern;    /* a trailing '*' matches any rest */
+        const char *why;
+} RefusalPattern;
+
+static const char *pattern_refusal(const char *name, const RefusalPattern *table, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                const char *p = table[i].pattern;
+                size_t l = strlen(p);
+
+                if (p[l - 1] == '*' ? strncmp(name, p, l - 1) == 0 : streq(name, p))
+                        return table[i].why;
+        }
+        return NULL;
+}
+
 const char *unit_name_gate_refusal(const char *name) {
         static const struct {
                 const char *suffix;
@@ -67,10 +83,7 @@ const char *unit_name_gate_refusal(const char *name) {
          * or through the file systems the seed lives on. A trailing '*'
          * matches any rest (templates and their instances, socket and
          * service siblings). */
-        static const struct {
-                const char *pattern;
-                const char *why;
-        } early[] = {
+        static const RefusalPattern early[] = {
                 { "entropy-*",                    "one of entropy-gate's own units" },
                 { "systemd-journald*",            "the journal: every service logs to it" },
                 { "systemd-udev*",                "udev: block devices and file systems wait for it" },
@@ -112,12 +125,53 @@ const char *unit_name_gate_refusal(const char *name) {
         for (size_t i = 0; i < ELEMENTSOF(classes); i++)
                 if (has_suffix(name, classes[i].suffix))
                         return classes[i].why;
-        for (size_t i = 0; i < ELEMENTSOF(early); i++) {
-                const char *p = early[i].pattern;
-                size_t l = strlen(p);
+        return pattern_refusal(name, early, ELEMENTSOF(early));
+}
 
-                if (p[l - 1] == '*' ? strncmp(name, p, l - 1) == 0 : streq(name, p))
-                        return early[i].why;
-        }
-        return NULL;
+const char *unit_name_network_refusal(const char *name) {
+        /* What brings the network up (network-pre.target, network.target,
+         * network-online.target are after it), what those services are
+         * ordered after themselves, and the helpers network file systems
+         * are mounted with (before remote-fs-pre.target). Found with
+         * systemd-analyze verify on Debian 12 (tests/hostile/generator-cycles.py)
+         * and from the units of the other network stacks Debian ships. */
+        static const RefusalPattern network[] = {
+                { "systemd-networkd*",            "it brings the network up" },
+                { "systemd-network-generator*",   "it configures the network before it comes up" },
+                { "systemd-resolved*",            "name resolution, which network.target is ordered after" },
+                { "NetworkManager*",              "it brings the network up" },
+                { "networking.service",           "it brings the network up (ifupdown)" },
+                { "ifup@*",                       "it brings the network up (ifupdown)" },
+                { "ifupdown*",                    "it brings the network up (ifupdown)" },
+                { "wpa_supplicant*",              "it brings wireless networks up" },
+                { "iwd.service",                  "it brings wireless networks up" },
+                { "connman*",                     "it brings the network up" },
+                { "dhcpcd*",                      "it brings the network up" },
+                { "netplan*",                     "it configures the network before it comes up" },
+                { "openvswitch*",                 "it brings virtual networks up" },
+                { "ovs-*",                        "it brings virtual networks up" },
+                { "ovsdb-server*",                "it brings virtual networks up" },
+                { "cloud-init*",                  "it configures the network before it comes up" },
+                { "nftables.service",             "a firewall, set up before the network comes up" },
+                { "netfilter-persistent.service", "a firewall, set up before the network comes up" },
+                { "iptables.service",             "a firewall, set up before the network comes up" },
+                { "ip6tables.service",            "a firewall, set up before the network comes up" },
+                { "ebtables.service",             "a firewall, set up before the network comes up" },
+                { "firewalld.service",            "a firewall, set up before the network comes up" },
+                { "ufw.service",                  "a firewall, set up before the network comes up" },
+                { "apparmor.service",             "ifupdown's networking.service is ordered after it" },
+                { "systemd-sysctl.service",       "the network services are ordered after kernel settings" },
+                { "procps.service",               "the network services are ordered after kernel settings "
+                                                  "(an alias of systemd-sysctl.service)" },
+                { "systemd-modules-load.service", "the network services are ordered after kernel modules" },
+                { "kmod.service",                 "the network services are ordered after kernel modules "
+                                                  "(an alias of systemd-modules-load.service)" },
+                { "rpcbind*",                     "network file systems are mounted with it" },
+                { "rpc-*",                        "network file systems are mounted with it" },
+                { "nfs-*",                        "network file systems are mounted with it" },
+                { "gssproxy*",                    "network file systems are mounted with it" },
+                { "rbdmap*",                      "network block devices are mapped before remote file systems" },
+        };
+
+        return pattern_refusal(name, network, ELEMENTSOF(network));
 }

@@ -25,3 +25,15 @@ bool unit_name_is_valid(const char *name);
  * automounts, swaps, devices, slices, scopes, targets), and the early-boot
  * services by name or prefix; valid names only. */
 const char *unit_name_gate_refusal(const char *name);
+
+/* Pure: why @name can never be ordered after entropy-ready.target when the
+ * seed directory is on a network file system, or NULL when it can (as far
+ * as the network is concerned: unit_name_gate_refusal() still applies).
+ * Such a mount is ordered after network-online.target, so the seed helper
+ * is too: the services that bring the network up, those they are ordered
+ * after, and the helpers network file systems are mounted with all run
+ * before the gate. A network stack whose services keep systemd's default
+ * dependencies (NetworkManager, wpa_supplicant) is also after basic.target,
+ * and so after every unit before it, which no list of names can hold:
+ * entropy-gate-generator(8) says so. Valid names only. */
+const char *unit_name_network_refusal(const char *name);

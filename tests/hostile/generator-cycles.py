@@ -5,7 +5,9 @@ whatever the file system layout: every unit that would close one is refused.
 
 For each distribution root (this system's own, or a Debian tree built with
 debootstrap) and each layout of /etc/fstab (the root file system alone; a
-separate /var, grown at boot, and a separate /var/lib; /var on LUKS), the
+separate /var, grown at boot, and a separate /var/lib; /var on LUKS; /var
+on NFS and /var/lib on iSCSI, where the seed helper waits for the
+network), the
 distribution's own systemd-fstab-generator (and cryptsetup generator)
 writes the mount (and cryptsetup) units, and the distribution's
 own systemd-analyze verify decides, over every service, socket, timer and
@@ -18,9 +20,16 @@ path from entropy-ready.target to them uses no other gate, or it would have
 met the target first); those lose their drop-in and the next round runs,
 until no cycle is left. Each unit found is then confirmed alone.
 
-The generator, given every one of those names, must refuse each unit found,
-accept the ordinary services (ssh, cron, nginx, ...), and its drop-ins,
-all at once, must leave the transaction without a cycle.
+The generator, given every one of those names and the layout's fstab,
+must refuse each unit found on that layout and on every local one, accept
+the ordinary services (ssh, cron, nginx, ...; on NFS not the network's),
+and its drop-ins, all at once, must leave the transaction without a cycle.
+
+Group testing trusts the units systemd names in a cycle; systemd 252
+sometimes names the path it searched from instead, without the gate that
+closes the cycle. Then the rest are found by halves (a cycle the gates
+make passes entropy-ready.target once, so one gate closes it). EG_DEBUG=1
+prints each round's cycles.
 
 usage: generator-cycles.py GENERATOR CONF_FILE UNITS_BUILD_DIR NAME=ROOT [--make-root SCRIPT]
 
@@ -48,7 +57,33 @@ LAYOUTS = {   # name: (fstab, crypttab)
     "encrypted-var": ("/dev/vda1 / ext4 errors=remount-ro 0 1\n"
                       "/dev/mapper/var /var ext4 defaults 0 2\n",
                       "var /dev/vda2 none luks\n"),
+    # /var on NFS: the seed helper waits for the network (the remote mount
+    # is after network-online.target), so what brings the network up is
+    # before the gate.
+    "nfs-var": ("/dev/vda1 / ext4 errors=remount-ro 0 1\n"
+                "srv:/export/var /var nfs defaults 0 0\n", None),
+    # /var/lib on a network block device (iSCSI): local type, _netdev.
+    "netdev-var-lib": ("/dev/vda1 / ext4 errors=remount-ro 0 1\n"
+                       "/dev/sdb1 /var/lib ext4 defaults,_netdev 0 2\n", None),
 }
+# Layouts whose seed directory is on a network file system, and the units
+# the generator must refuse there (each one the tree has).
+NETWORK_LAYOUTS = ("nfs-var", "netdev-var-lib")
+NETWORK = ("systemd-networkd.service", "systemd-networkd.socket", "systemd-networkd-wait-online.service",
+           "systemd-resolved.service", "NetworkManager.service", "networking.service",
+           "wpa_supplicant.service", "ifupdown-pre.service")
+# Units that make a cycle with a network /var on their own, without any
+# gate: Debian 12's systemd-resolved.service is before network.target and
+# after systemd-tmpfiles-setup.service, which is after /var/log's mounts;
+# NetworkManager and wpa_supplicant keep their default dependencies, so they
+# are after sysinit.target and so after the same mounts (such a system can
+# only mount /var from the network in the initrd). The probe masks them
+# there (nothing could tell what a gate adds, and the distribution enables
+# them: sysinit.target wants systemd-resolved); the generator must refuse
+# them (NETWORK).
+CYCLE_WITHOUT_GATE = ("systemd-resolved.service", "NetworkManager.service", "NetworkManager-wait-online.service",
+                      "wpa_supplicant.service", "wpa_supplicant@eg-test.service",
+                      "wpa_supplicant-nl80211@eg-test.service", "wpa_supplicant-wired@eg-test.service")
 # Services an image builder gates; each one the tree has must be accepted.
 ORDINARY = ("ssh.service", "sshd.service", "cron.service", "nginx.service", "chrony.service",
             "dbus.service", "systemd-logind.service", "getty@tty1.service",
@@ -98,6 +133,16 @@ class Dist:
             seen.add((st.st_dev, st.st_ino))
             dirs.append(d)
         return dirs
+
+    def unit_is(self, name):
+        """The unit @name is, an alias (a symbolic link) followed."""
+        for d in self.unit_dirs():
+            p = os.path.join(self.root, d.lstrip("/"), name)
+            if os.path.islink(p):
+                return os.path.basename(os.readlink(p))
+            if os.path.exists(p):
+                return name
+        return name
 
     def tool(self, *names):
         for n in names:
@@ -166,10 +211,13 @@ def cycles(output):
 
 
 class Probe:
-    def __init__(self, dist, ours, fstab_out):
+    def __init__(self, dist, ours, fstab_out, masked=()):
         self.dist, self.ours, self.fstab_out = dist, ours, fstab_out
         self.dir = dist.inner + "/probe"
-        os.makedirs(dist.host(self.dir), exist_ok=True)
+        shutil.rmtree(dist.host(self.dir), ignore_errors=True)
+        os.makedirs(dist.host(self.dir))
+        for u in masked:
+            os.symlink("/dev/null", dist.host(self.dir) + "/" + u)
 
     def verify(self, gate_dir, wanted, debug=False):
         with open(self.dist.host(self.dir) + "/eg-probe.target", "w") as f:
@@ -201,22 +249,46 @@ def find_cycling(dist, probe, names, layout):
     if dropped:
         fail(f"{dist.name}/{layout}: units of another boot in the transaction, jobs dropped: {dropped}")
     gates = dist.inner + "/gates"
+
+    def bisect(group):
+        """The units of @group that close a cycle, by halves: a cycle the
+        gates make passes entropy-ready.target once, so one gate closes it,
+        and a group without a cycle has no such unit."""
+        nonlocal rounds
+        rounds += 1
+        write_gates(dist, gates, group)
+        if not any(c & set(OURS) for c in cycles(probe.verify(gates, names))):
+            return set()
+        if len(group) == 1:
+            return set(group)
+        return bisect(group[:len(group) // 2]) | bisect(group[len(group) // 2:])
+
     left, found, rounds = set(names), set(), 0
     while True:
         rounds += 1
         write_gates(dist, gates, sorted(left))
-        ours = [c for c in cycles(probe.verify(gates, names)) if c & set(OURS)]
+        out = probe.verify(gates, names)
+        ours = [c for c in cycles(out) if c & set(OURS)]
+        if os.environ.get("EG_DEBUG"):
+            print(f"round {rounds}: {ours}\n" + "\n".join(l for l in out.splitlines() if "cycle" in l or "dependency on" in l))
         if not ours:
             break
         new = set().union(*ours) & left
         if not new:
-            fail(f"{dist.name}/{layout}: a cycle through our units that no gate closes: {ours}")
+            # systemd 252 sometimes reports the path it searched from
+            # rather than the cycle itself, naming no gate: find the rest
+            # by halves.
+            new = bisect(sorted(left))
+            if not new:
+                fail(f"{dist.name}/{layout}: a cycle through our units that no gate closes: {ours}")
         found |= new
         left -= new
     # Each alone, in the same transaction with nothing else gated.
     for u in sorted(found):
         write_gates(dist, gates, [u])
-        if not any(u in c and "entropy-ready.target" in c for c in cycles(probe.verify(gates, names))):
+        # (Named as systemd knows it: an alias such as kmod.service is
+        # reported by the name of the unit it is.)
+        if not any(c & set(OURS) for c in cycles(probe.verify(gates, names))):
             fail(f"{dist.name}/{layout}: {u} closed a cycle among others but not alone")
     return found, rounds
 
@@ -266,26 +338,53 @@ def main():
             fail(f"{name}: only {len(names)} units found in {dist.unit_dirs()}: the test proves little")
         print(f"{name}: {version}, {len(names)} units")
 
-        # The generator, once, over every name.
+        # The generator over every name, once per layout: it reads the
+        # layout's /etc/fstab, as at boot.
         groot = work + "/genroot"
         os.makedirs(groot + os.path.dirname(conf_file))
         os.makedirs(groot + "/proc")
+        os.makedirs(groot + "/etc", exist_ok=True)
         open(groot + "/proc/cmdline", "w").close()
         with open(groot + conf_file, "w") as f:
             f.write("[Gate]\nUnits=" + " ".join(names) + "\n")
-        os.makedirs(work + "/normal")
-        r = subprocess.run([gen, work + "/normal"], stderr=subprocess.PIPE, text=True,
-                           env=dict(os.environ, SYSTEMD_LOG_TARGET="console", EG_TEST_ROOT=groot))
-        if r.returncode != 0:
-            fail(f"generator exited {r.returncode}: {r.stderr}")
-        # Every name is valid and they are fewer than the limit, so what
-        # is not gated was refused (the messages stop naming them after 32).
-        gated = {d[:-2] for d in os.listdir(work + "/normal")}
-        refused = set(names) - gated
-        if "Invalid unit name" in r.stderr or not gated <= set(names):
-            fail(f"the generator did not take the names as given: {r.stderr}")
 
-        all_cycling = set()
+        def generate(layout, fstab):
+            with open(groot + "/etc/fstab", "w") as f:
+                f.write(fstab)
+            out = work + "/normal-" + layout
+            os.makedirs(out)
+            r = subprocess.run([gen, out], stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, SYSTEMD_LOG_TARGET="console", EG_TEST_ROOT=groot))
+            if r.returncode != 0:
+                fail(f"{name}/{layout}: generator exited {r.returncode}: {r.stderr}")
+            # Every name is valid and they are fewer than the limit, so what
+            # is not gated was refused (the messages stop naming them after 32).
+            gated = {d[:-2] for d in os.listdir(out)}
+            if "Invalid unit name" in r.stderr or not gated <= set(names):
+                fail(f"{name}/{layout}: the generator did not take the names as given: {r.stderr}")
+            return out, gated
+
+        # An fstab the generator cannot read (a directory, longer than it
+        # reads) is said and taken as naming no network mount; the
+        # generator still succeeds.
+        nfs = LAYOUTS["nfs-var"][0]
+        for what, make in (("a directory", lambda p: os.mkdir(p)),
+                           ("too long", lambda p: open(p, "w").write(nfs + "#" * (256 * 1024) + "\n"))):
+            fstab = groot + "/etc/fstab"
+            make(fstab)
+            out = work + "/normal-unreadable"
+            shutil.rmtree(out, ignore_errors=True)
+            os.makedirs(out)
+            r = subprocess.run([gen, out], stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, SYSTEMD_LOG_TARGET="console", EG_TEST_ROOT=groot))
+            if r.returncode != 0 or "/etc/fstab" not in r.stderr or "network file system" in r.stderr:
+                fail(f"{name}: with an fstab that is {what}, the generator exited {r.returncode}: {r.stderr}")
+            if os.path.isdir(fstab):
+                os.rmdir(fstab)
+            else:
+                os.unlink(fstab)
+
+        local_cycling, results = set(), {}
         crypt_gen = dist.tool("/usr/lib/systemd/system-generators/systemd-cryptsetup-generator",
                               "/lib/systemd/system-generators/systemd-cryptsetup-generator")
         for layout, (fstab, crypttab) in LAYOUTS.items():
@@ -305,31 +404,50 @@ def main():
                 r = dist.run([g, fs_out, fs_out, fs_out], env)
                 if r.returncode != 0:
                     fail(f"{name}: {g} failed: {r.stdout}")
-            probe = Probe(dist, dist.inner + "/ours", fs_out)
-            cycling, rounds = find_cycling(dist, probe, names, layout)
+            masked = CYCLE_WITHOUT_GATE if layout in NETWORK_LAYOUTS else ()
+            probe = Probe(dist, dist.inner + "/ours", fs_out, masked)
+            probed = [n for n in names if dist.unit_is(n) not in masked]
+            cycling, rounds = find_cycling(dist, probe, probed, layout)
             print(f"{name}/{layout}: {len(cycling)} units close a cycle ({rounds} rounds): "
                   + " ".join(sorted(cycling)))
-            all_cycling |= cycling
+            if layout not in NETWORK_LAYOUTS:
+                local_cycling |= cycling
 
-            # The generator's own drop-ins, all at once: no cycle.
+            # The generator's own drop-ins for this layout, all at once: no cycle.
+            normal, gated = generate(layout, fstab)
             gen_dir = dist.inner + "/gen-normal"
             shutil.rmtree(dist.host(gen_dir), ignore_errors=True)
-            shutil.copytree(work + "/normal", dist.host(gen_dir))
-            bad = [c for c in cycles(probe.verify(gen_dir, names)) if c & set(OURS)]
+            shutil.copytree(normal, dist.host(gen_dir))
+            bad = [c for c in cycles(probe.verify(gen_dir, probed)) if c & set(OURS)]
             if bad:
                 fail(f"{name}/{layout}: the generator's drop-ins close a cycle: {bad}")
+            results[layout] = (cycling, gated)
 
-        if not all_cycling:
+        if not local_cycling:
             fail(f"{name}: no unit closes a cycle on any layout: the probe proves nothing")
-        missed = sorted(all_cycling - refused)
-        if missed:
-            fail(f"{name}: the generator gates units that close an ordering cycle: {' '.join(missed)}")
-        wrongly = sorted(u for u in ORDINARY if u in names and u not in gated)
-        if wrongly:
-            fail(f"{name}: the generator refuses ordinary services: {' '.join(wrongly)}")
-        print(f"{name}: generator: {len(gated)} gated, {len(refused)} refused, "
-              f"of which {len(refused - all_cycling)} close no cycle here: "
-              + " ".join(sorted(refused - all_cycling)))
+        for layout, (cycling, gated) in results.items():
+            refused = set(names) - gated
+            # The generator does not tell local layouts apart: it refuses
+            # what closes a cycle on any of them, and on a network file
+            # system the network besides.
+            missed = sorted((local_cycling | cycling) - refused)
+            if missed:
+                fail(f"{name}/{layout}: the generator gates units that close an ordering cycle: {' '.join(missed)}")
+            network = layout in NETWORK_LAYOUTS
+            if network:
+                if not cycling - local_cycling:
+                    fail(f"{name}/{layout}: nothing closes a cycle here that does not on a local layout: "
+                         "the probe proves nothing")
+                kept = sorted(u for u in NETWORK if u in names and u in gated)
+                if kept:
+                    fail(f"{name}/{layout}: the generator gates the network: {' '.join(kept)}")
+            wrongly = sorted(u for u in ORDINARY if u in names and u not in gated
+                             and not (network and u in NETWORK))
+            if wrongly:
+                fail(f"{name}/{layout}: the generator refuses ordinary services: {' '.join(wrongly)}")
+            print(f"{name}/{layout}: generator: {len(gated)} gated, {len(refused)} refused, "
+                  f"of which {len(refused - cycling)} close no cycle here: "
+                  + " ".join(sorted(refused - cycling)))
         print(f"generator-cycles {name}: ok")
     finally:
         if not os.environ.get("KEEP"):

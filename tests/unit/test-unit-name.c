@@ -85,11 +85,47 @@ static void test_gate_refusal(void **state) {
                         fail_msg("%s refused: %s", allowed[i], unit_name_gate_refusal(allowed[i]));
 }
 
+/* With the seed directory on a network file system: what brings the
+ * network up, and what it is ordered after (tests/hostile/generator-cycles.py
+ * found those on Debian 12 with /var on NFS). Ordinary services stay
+ * allowed, and none of these is refused on a local seed directory. */
+static void test_network_refusal(void **state) {
+        static const char *const refused[] = {
+                "systemd-networkd.service", "systemd-networkd.socket", "systemd-networkd-wait-online.service",
+                "systemd-networkd-wait-online@eth0.service", "systemd-network-generator.service",
+                "systemd-resolved.service", "NetworkManager.service", "NetworkManager-wait-online.service",
+                "networking.service", "ifup@eth0.service", "ifupdown-pre.service", "ifupdown-wait-online.service",
+                "wpa_supplicant.service", "wpa_supplicant@wlan0.service", "iwd.service", "connman.service",
+                "dhcpcd.service", "nftables.service", "cloud-init-local.service", "systemd-sysctl.service",
+                "procps.service", "systemd-modules-load.service", "kmod.service", "rpcbind.service",
+                "rpc-statd.service", "nfs-client.target", "gssproxy.service",
+        };
+        static const char *const allowed[] = {
+                "ssh.service", "sshd.service", "cron.service", "nginx.service", "chrony.service",
+                "dbus.service", "systemd-timesyncd.service", "getty@tty1.service", "apt-daily.service",
+                "systemd-logind.service", "networkd-dispatcher.service",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+                const char *why = unit_name_network_refusal(refused[i]);
+                if (!why)
+                        fail_msg("%s can be gated with the seed on the network?", refused[i]);
+                print_message("%s: %s\n", refused[i], why);
+                if (!strstr(refused[i], ".target") && unit_name_gate_refusal(refused[i]))
+                        fail_msg("%s refused on a local seed directory: %s", refused[i],
+                                 unit_name_gate_refusal(refused[i]));
+        }
+        for (size_t i = 0; i < ELEMENTSOF(allowed); i++)
+                if (unit_name_network_refusal(allowed[i]))
+                        fail_msg("%s refused: %s", allowed[i], unit_name_network_refusal(allowed[i]));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_valid),
                 cmocka_unit_test(test_invalid),
                 cmocka_unit_test(test_gate_refusal),
+                cmocka_unit_test(test_network_refusal),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
