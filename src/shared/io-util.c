@@ -29,6 +29,17 @@ ssize_t loop_read(int fd, void *buf, size_t size) {
         return (ssize_t) done;
 }
 
+int dir_next(DIR *d, struct dirent **ret) {
+        struct dirent *de;
+
+        errno = 0;
+        de = readdir(d);
+        if (!de)
+                return errno != 0 ? -errno : 0;
+        *ret = de;
+        return 1;
+}
+
 int loop_write(int fd, const void *buf, size_t size) {
         for (const char *p = buf; size > 0;) {
                 ssize_t k = write(fd, p, size);

@@ -322,6 +322,33 @@ def ledger_not_roots_alone(e):
     check(e.credited() == [] and good in e.mixed(), "credited with a world-writable runtime directory", e.out)
 
 
+# --- configuration that turns crediting off -----------------------------------------
+
+@case
+def unlistable_dropin_directory_turns_crediting_off(e):
+    # The drop-in directory exists but listing it fails half-way (EIO from
+    # getdents64, injected): not an empty directory, since a drop-in in it
+    # may say Credit=no.
+    strace = shutil.which("strace")
+    if not strace:
+        print("skip unlistable_dropin_directory_turns_crediting_off: needs strace(1) to inject EIO")
+        return
+    good = e.make_seed()
+    dropins = e.conf + ".d"
+    os.makedirs(dropins, exist_ok=True)
+    with open(os.path.join(dropins, "50-no-credit.conf"), "w") as f:
+        f.write("[Seed]\nCredit=no\n")
+    # LeakSanitizer cannot run under ptrace: off, in a sanitizer build.
+    env = dict(e.env, ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":"))
+    rc, out = run([strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=getdents64",
+                   "--inject=getdents64:error=EIO:when=1",
+                   SEED_BIN, "load", "--root=" + e.root, "--seed-dir=" + e.seeds_rel], env)
+    check(rc == 0 and e.credited() == [] and good in e.mixed(),
+          f"credited although the drop-in directory could not be listed (exit {rc})", out)
+    check(dropins in out and "crediting nothing" in out,
+          "message naming the drop-in directory", out)
+
+
 # --- credentials -------------------------------------------------------------------
 
 CRED = "run/credentials/@system/entropy-gate.seed"
