@@ -497,9 +497,7 @@ static void plan_credential(Load *l, bool dir_usable) {
         }
         /* systemd imports credentials from the kernel command line too,
          * which every user can read: no secret, whatever its length. */
-        if (!l->o->cmdline ||
-            proc_cmdline_value_has_prefix(l->o->cmdline, "systemd.set_credential", CREDENTIAL_NAME ":") ||
-            proc_cmdline_value_has_prefix(l->o->cmdline, "systemd.set_credential_binary", CREDENTIAL_NAME ":")) {
+        if (!l->o->cmdline || proc_cmdline_may_set_credential(l->o->cmdline, CREDENTIAL_NAME)) {
                 snprintf(c->why_not, sizeof(c->why_not), l->o->cmdline ?
                          "it may come from the kernel command line (systemd.set_credential=), which any user can read" :
                          "the kernel command line cannot be read to tell whether it came from there");

@@ -391,6 +391,27 @@ def one_credential_in_many_encodings_is_one(e):
             check("credited on an earlier boot" in e.out, f"spelling {i}: message", e.out)
 
 
+@case
+def credential_from_a_quoted_command_line_is_mixed(e):
+    # systemd's own splitting of the command line drops quotes anywhere in a
+    # word: each of these imports the public value as the credential.
+    x = binary_credential()
+    h = x.hex()
+    for cl in (f"'systemd.set_credential=entropy-gate.seed:{h}'",
+               f"systemd.set_credential='entropy-gate.seed:{h}'",
+               f"systemd.set_credential=entropy-gate.'seed':{h}",
+               f'systemd.set_credential="entropy-gate".seed:{h}',
+               f'"systemd.set_credential"=entropy-gate.seed:{h}',
+               f"ro rd.systemd.set-credential=entropy-gate.seed:{h}"):
+        e.new_boot()
+        e.set_cmdline(cl)
+        put_credential(e, h.encode())
+        e.run_seed("load")
+        check(h not in e.credited() and h.encode().hex() in e.mixed(),
+              f"a credential on the command line [{cl}] was credited", e.out)
+        check("kernel command line" in e.out, f"[{cl}]: message", e.out)
+
+
 TEXTS = {
     "33 x a + TAB": b"a" * 33 + b"\t",
     "ASCII with newlines": b"correct horse battery staple\nand another line of text here\n",
