@@ -412,6 +412,31 @@ def credential_from_a_quoted_command_line_is_mixed(e):
         check("kernel command line" in e.out, f"[{cl}]: message", e.out)
 
 
+@case
+def hex_with_a_stray_byte_is_never_credited(e):
+    # The same 256-bit secret in hex, replayed with one stray byte: never
+    # binary (528 bits from 256, under a hash its memory does not know).
+    h = binary_credential().hex()
+    put_credential(e, (h + "\n").encode())
+    e.run_seed("load")
+    check(e.credited() == [h], "the hex credential was not credited on its first boot", e.out)
+    for junk in (b"\n\x1a", b"\x1a", b"\x7f", b"\0\x01", b"\n\x1b\x1b", b"\x01" + os.urandom(32).hex().encode()):
+        e.new_boot()
+        data = h.encode() + junk
+        put_credential(e, data)
+        e.run_seed("load")
+        check(e.credited().count(h) == 1 and data.rstrip(b"\0\r\n").hex() not in e.credited()
+              and data.hex() in e.mixed(), f"hex + {junk[:4]!r} was credited", e.out)
+        check("it is text" in e.out, f"hex + {junk[:4]!r}: message", e.out)
+    # A fresh secret with a stray byte is not credited either.
+    e.new_boot()
+    data = binary_credential().hex().encode() + b"\n\x1a"
+    put_credential(e, data)
+    e.run_seed("load")
+    check(data.rstrip(b"\0\r\n").hex() not in e.credited() and bytes.fromhex(data[:64].decode()).hex()
+          not in e.credited() and data.hex() in e.mixed(), "fresh hex + ^Z was credited", e.out)
+
+
 TEXTS = {
     "33 x a + TAB": b"a" * 33 + b"\t",
     "ASCII with newlines": b"correct horse battery staple\nand another line of text here\n",
