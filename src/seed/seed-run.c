@@ -237,6 +237,7 @@ typedef struct Load {
         char no_credit[WHY_MAX];     /* why nothing at all may be credited this run, "" when it may */
         char no_seed_credit[WHY_MAX]; /* why the seed may not be credited, "" when it may */
         int error;                   /* the first error, already logged */
+        bool earlier_load;           /* a load of this boot may have run, its ledger lost: keep its record */
 } Load;
 
 static void load_done(Load *l) {
@@ -428,6 +429,24 @@ static void ledger_open(Load *l) {
                        r == -EBADMSG ? "is damaged" : r == -EPERM ? "is not root's alone" : "cannot be read");
                 log_warning_errno(r, "Failed to read %s/%s: %m", runstate_dir(), RUNSTATE_LEDGER);
                 return;
+        }
+        if (r == 0 && l->boot_id[0]) {
+                SeedRecord rec;
+
+                /* No ledger, but the record a load writes after it: the
+                 * ledger was removed (or never written, and then nothing
+                 * was credited), and what it said is lost. Unless the
+                 * record is another boot's (where /run outlives a boot),
+                 * a load may have run in this one. */
+                r = seed_record_read(&rec);
+                if (r != 0 && (r < 0 || !rec.boot_id[0] || streq(rec.boot_id, l->boot_id))) {
+                        forbid(l->no_credit, "the record of what this boot credited (%s/%s) is missing, but the "
+                               "record %s %s: a load may have run", runstate_dir(), RUNSTATE_LEDGER, RUNSTATE_SEED,
+                               r < 0 ? "cannot be read" : rec.boot_id[0] ? "is this boot's" : "has no boot id");
+                        l->earlier_load = true;
+                        return;
+                }
+                r = 0;
         }
         if (r == 0 || !streq(l->ledger.boot_id, l->boot_id)) {
                 /* None yet, or another boot's (only where /run outlives a
@@ -647,6 +666,19 @@ int seed_load(const SeedOptions *o) {
                         (void) mix(l.cred.raw, l.cred.raw_size, "credential", l.cred.path);
                 log_info("not crediting: the seed directory %s was already loaded in this boot (%s/%s), mixed it only",
                          o->seed_dir_shown, runstate_dir(), RUNSTATE_LEDGER);
+                return l.error;
+        }
+        /* The same, when the ledger that would say which directory is lost:
+         * any may have been loaded. */
+        if (l.earlier_load) {
+                if (dir_usable) {
+                        stored_seed_read(l.dfd, &l.old);
+                        old = stored_seed_bytes(&l.old, &old_size);
+                        (void) mix(old, old_size, "the seed", l.record.seed_path);
+                }
+                if (l.have_cred)
+                        (void) mix(l.cred.raw, l.cred.raw_size, "credential", l.cred.path);
+                log_info("not crediting: %s; mixed only, and its record kept", l.no_credit);
                 return l.error;
         }
 

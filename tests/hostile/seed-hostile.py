@@ -314,6 +314,35 @@ def damaged_ledger_means_a_load_may_have_run(e):
 
 
 @case
+def ledger_gone_with_this_boots_record_means_a_load_may_have_run(e):
+    # The ledger removed (systemctl clean, rm) while the record of this
+    # boot's load is still there: a second load must not credit again.
+    good = e.make_seed()
+    e.run_seed("load")
+    check(e.credited() == [good], "first load", e.out)
+    os.unlink(os.path.join(e.run, "consumed"))
+    e.run_seed("save")
+    e.run_seed("load")
+    check(len(e.credited()) == 1, "a second load credited once the ledger was gone", e.out)
+    check("a load may have run" in e.out and "record seed is this boot's" in e.out, "message", e.out)
+    check(e.runstate().get("ACTION") == "credited", "the first load's record was overwritten", str(e.runstate()))
+    # A record that does not parse, or has no boot id: the same doubt.
+    for damage in (b"garbage\n", b"ACTION=credited\n", b""):
+        with open(os.path.join(e.run, "seed"), "wb") as f:
+            f.write(damage)
+        e.run_seed("load")
+        check(len(e.credited()) == 1, f"credited with no ledger and a record {damage!r}", e.out)
+        check("a load may have run" in e.out, "message", e.out)
+    # Another boot's record (a tree whose /run outlives a boot) is no doubt.
+    e.new_boot()
+    os.makedirs(e.run)
+    with open(os.path.join(e.run, "seed"), "w") as f:
+        f.write("BOOT_ID=" + "0123456789abcdef" * 2 + "\nACTION=credited\n")
+    e.run_seed("load")
+    check(len(e.credited()) == 2, "another boot's record stopped this boot's load from crediting", e.out)
+
+
+@case
 def ledger_not_roots_alone(e):
     good = e.make_seed()
     os.makedirs(e.run, exist_ok=True)
