@@ -626,6 +626,12 @@ int seed_load(const SeedOptions *o) {
          * still done. */
         l.dfd = o->credential_only ? -EBADF : seed_dir_open_locked(o->seed_dir, 0, SEED_LOCK_TIMEOUT_USEC, &l.dir_stat);
         dir_usable = l.dfd >= 0;
+        if (l.dfd == -EDEADLK)
+                /* Nothing written: the records would land in the seed
+                 * directory, one of them over the seed. */
+                return log_error_errno(l.dfd, "Refusing the seed directory %s: it is the runtime directory %s, "
+                                       "whose records would overwrite the seed; set Directory= to another directory",
+                                       o->seed_dir_shown, runstate_dir());
         if (o->credential_only) {
                 forbid(l.no_seed_credit, "no seed directory (--credential-only)");
                 l.record.seed_path[0] = 0;
@@ -837,6 +843,10 @@ int seed_save(const SeedOptions *o) {
         if (dfd == -ETIMEDOUT)
                 return log_error_errno(dfd, "Failed to lock seed directory %s: another process has held its lock for %s",
                                        o->seed_dir_shown, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
+        if (dfd == -EDEADLK)
+                return log_error_errno(dfd, "Refusing the seed directory %s: it is the runtime directory %s, "
+                                       "whose records would overwrite the seed; set Directory= to another directory",
+                                       o->seed_dir_shown, runstate_dir());
         if (dfd < 0)
                 return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir_shown);
 

@@ -343,6 +343,41 @@ def ledger_gone_with_this_boots_record_means_a_load_may_have_run(e):
 
 
 @case
+def seed_directory_that_is_the_runtime_directory_is_refused(e):
+    # Its lock is the ledger's (a load waited on itself), and the record
+    # named seed would be renamed over the seed.
+    e.make_seed()
+    with open(e.seed, "rb") as f:
+        saved = f.read()
+    run_dir = "/run/entropy-gate"
+    for how in ("Directory=", "--seed-dir=", "link"):
+        e.new_boot()
+        shutil.rmtree(e.root + run_dir, ignore_errors=True)
+        seed_dir = e.root + run_dir
+        if how == "link":
+            os.symlink("/var/lib/entropy-gate", e.root + run_dir)
+            seed_dir = e.seeds
+            args = ["--seed-dir=" + e.seeds_rel]
+        else:
+            os.makedirs(seed_dir, mode=0o700)
+            with open(os.path.join(seed_dir, "seed"), "wb") as f:
+                f.write(saved)
+            os.chmod(os.path.join(seed_dir, "seed"), 0o600)
+            args = ["--seed-dir=" + run_dir] if how == "--seed-dir=" else []
+        e.write_conf(f"[Seed]\nDirectory={run_dir}\n" if how == "Directory=" else "")
+        before = sorted(os.listdir(seed_dir))
+        for verb in ("load", "save"):
+            rc, out = run([SEED_BIN, verb, "--root=" + e.root, *args], e.env, timeout=4)
+            check(rc == 1 and "is the runtime directory" in out, f"{verb} with the seed directory as the runtime "
+                  f"directory ({how}) exited {rc}", out)
+            with open(os.path.join(seed_dir, "seed"), "rb") as f:
+                check(f.read() == saved, f"{verb} ({how}) changed the seed", out)
+            check(sorted(os.listdir(seed_dir)) == before, f"{verb} ({how}) wrote into the directory", out)
+        check(e.credited() == [], f"{how}: credited", out)
+        e.write_conf("")
+
+
+@case
 def ledger_not_roots_alone(e):
     good = e.make_seed()
     os.makedirs(e.run, exist_ok=True)
