@@ -192,6 +192,10 @@ static int report_ready(Gate *g, const GateArgs *args, const char *message) {
         }
         if (args->ready_fd >= 0) {
                 r = notify_ready_fd(args->ready_fd);
+                if (r == -ETIMEDOUT)
+                        return log_error_errno(r, "Failed to write to --ready-fd=%i: no room in it for %s, "
+                                               "the supervisor is not reading it.", args->ready_fd,
+                                               FORMAT_DURATION(NOTIFY_SEND_TIMEOUT_DEFAULT));
                 if (r < 0)
                         return log_error_errno(r, "Failed to write to --ready-fd=%i: %m", args->ready_fd);
         }

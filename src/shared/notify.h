@@ -37,6 +37,11 @@ int notify_send(const char *message);
  * -ETIMEDOUT, or -errno. */
 int notify_barrier(usec_t timeout);
 
-/* The s6 / dinit readiness convention: write a newline to @fd and close it.
- * @fd is closed on every path. Returns 0 or -errno. */
+/* The s6 / dinit readiness convention: write a newline to @fd and close it,
+ * waiting at most @timeout (0 or USEC_INFINITY: NOTIFY_SEND_TIMEOUT_DEFAULT)
+ * for room in it: a supervisor that never reads its pipe fills it.
+ * @fd is closed on every path. Returns 0, -ETIMEDOUT or -errno. */
+int notify_ready_fd_timeout(int fd, usec_t timeout);
+
+/* The same, waiting at most NOTIFY_SEND_TIMEOUT_DEFAULT. */
 int notify_ready_fd(int fd);
