@@ -62,6 +62,20 @@ static const char *skip_reason(int r, size_t max) {
         return strerror(-r);
 }
 
+/* Why the atomic replacement of @dir/@name failed: -EEXIST is its fixed
+ * temporary name held by something it does not remove (a directory left
+ * there by hand), which no retry clears: name it, and not @name. */
+static const char *replace_error(int r, const char *dir, const char *name) {
+        static char buf[PATH_MAX + 160];
+        char tmp[NAME_MAX + 1];
+
+        if (r != -EEXIST || write_file_atomic_tmp_name(name, tmp, sizeof(tmp)) < 0)
+                return strerror(-r);
+        snprintf(buf, sizeof(buf), "its temporary file %s/%s is in the way (a directory, or not ours to remove), "
+                 "and is left alone: remove it", dir, tmp);
+        return buf;
+}
+
 /* @size bytes as 2 * @size lower-case hex digits and a NUL. */
 static void hex_encode(const uint8_t *p, size_t size, char *ret) {
         static const char digits[] = "0123456789abcdef";
@@ -724,7 +738,8 @@ int seed_load(const SeedOptions *o) {
         } else
                 r = -EBADF;
         if (dir_usable && r < 0)
-                load_fail(&l, log_error_errno(r, "Failed to write the replacement seed to %s: %m", l.record.seed_path));
+                load_fail(&l, log_error_errno(r, "Failed to write the replacement seed to %s: %s", l.record.seed_path,
+                                              replace_error(r, o->seed_dir_shown, SEED_FILE_NAME)));
         facts.replacement_durable = r >= 0;
         l.record.replacement_creditable = replacement_creditable;
         /* The directory counts as consumed only once this load replaced its
@@ -751,8 +766,9 @@ int seed_load(const SeedOptions *o) {
                                 snprintf(l.cred.why_not, sizeof(l.cred.why_not), "it could not be remembered: %s",
                                          strerror(-r));
                         l.cred.credit = false;
-                        load_fail(&l, log_error_errno(r, "Failed to remember the credential in %s: %m",
-                                                      o->seed_dir_shown));
+                        load_fail(&l, log_error_errno(r, "Failed to remember the credential in %s: %s",
+                                                      o->seed_dir_shown,
+                                                      replace_error(r, o->seed_dir_shown, SEED_CREDENTIALS_NAME)));
                 }
         }
         /* The ledger is the claim "consumed and credited in this boot": in
@@ -866,7 +882,8 @@ int seed_save(const SeedOptions *o) {
         bound = have_generation ? vm_generation_source_to_string(generation.source) : NULL;
         erase(&generation, sizeof(generation));
         if (r < 0)
-                return log_error_errno(r, "Failed to save a new seed to %s/%s: %m", o->seed_dir_shown, SEED_FILE_NAME);
+                return log_error_errno(r, "Failed to save a new seed to %s/%s: %s", o->seed_dir_shown, SEED_FILE_NAME,
+                                       replace_error(r, o->seed_dir_shown, SEED_FILE_NAME));
 
         if (creditable)
                 log_info("saved %zu bits to %s/%s%s%s%s", seed_size * 8, o->seed_dir_shown, SEED_FILE_NAME,

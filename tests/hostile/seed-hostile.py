@@ -378,6 +378,21 @@ def seed_directory_that_is_the_runtime_directory_is_refused(e):
 
 
 @case
+def directory_at_the_temporary_name_is_named_and_left_alone(e):
+    # Not ours to delete; the message must name it, not blame the seed.
+    good = e.make_seed()
+    tmp = os.path.join(e.seeds, ".#seed.new")
+    os.makedirs(tmp)
+    with open(os.path.join(tmp, "x"), "w") as f:
+        f.write("someone's\n")
+    for verb in ("load", "save"):
+        e.run_seed(verb, expect=1)
+        check(tmp in e.out and "in the way" in e.out, f"{verb}: the message does not name {tmp}", e.out)
+        check(os.path.isfile(os.path.join(tmp, "x")), f"{verb} removed a directory it did not create", e.out)
+    check(e.credited() == [] and good in e.mixed(), "credited without a durable replacement", e.out)
+
+
+@case
 def ledger_not_roots_alone(e):
     good = e.make_seed()
     os.makedirs(e.run, exist_ok=True)
