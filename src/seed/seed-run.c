@@ -423,10 +423,19 @@ static void ledger_open(Load *l) {
         }
 
         l->ledger_fd = ledger_lock(SEED_LOCK_TIMEOUT_USEC, &st);
+        if (l->ledger_fd == -ETIMEDOUT) {
+                /* The seed is still replaced, the pool still fed: only
+                 * what this boot credited cannot be known. */
+                forbid(l->no_credit, "cannot lock the runtime directory %s: another process has held its lock for %s",
+                       runstate_dir(), FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
+                log_warning("Failed to lock the runtime directory %s, which holds the record of what this boot "
+                            "credited, within %s: another process holds it", runstate_dir(),
+                            FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
+                return;
+        }
         if (l->ledger_fd < 0) {
-                forbid(l->no_credit, "cannot lock %s: %s", runstate_dir(),
-                       l->ledger_fd == -ETIMEDOUT ? "another process holds its lock" : strerror(-l->ledger_fd));
-                log_warning_errno(l->ledger_fd, "Failed to open and lock %s: %m", runstate_dir());
+                forbid(l->no_credit, "cannot lock the runtime directory %s: %s", runstate_dir(), strerror(-l->ledger_fd));
+                log_warning_errno(l->ledger_fd, "Failed to open and lock the runtime directory %s: %m", runstate_dir());
                 return;
         }
         if (st.st_uid != 0 || (st.st_mode & 022) != 0) {

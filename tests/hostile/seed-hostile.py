@@ -393,6 +393,22 @@ def directory_at_the_temporary_name_is_named_and_left_alone(e):
 
 
 @case
+def runtime_directory_lock_timeout_credits_nothing_and_says_so(e):
+    import fcntl
+    good = e.make_seed()
+    os.makedirs(e.run, exist_ok=True)
+    fd = os.open(e.run, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        e.run_seed("load")
+    finally:
+        os.close(fd)
+    check(e.credited() == [] and good in e.mixed(), "credited without the runtime directory's lock", e.out)
+    check("runtime directory" in e.out and "held its lock for 3" in e.out and "timed out" not in e.out,
+          "the message does not say which lock, held for how long", e.out)
+
+
+@case
 def ledger_not_roots_alone(e):
     good = e.make_seed()
     os.makedirs(e.run, exist_ok=True)
