@@ -12,7 +12,10 @@
 /* Fill @ret/@ret_len from $NOTIFY_SOCKET. 1 when set, 0 when not (or empty),
  * -EAFNOSUPPORT for anything that is not an AF_UNIX address (systemd also
  * knows vsock: for VM guests, which no boot-path service of ours runs
- * under), -EINVAL when the path does not fit. */
+ * under), -ENAMETOOLONG when the name does not fit in sun_path, -EINVAL
+ * when it names nothing. */
+_Static_assert(NOTIFY_SOCKET_MAX + 1 == sizeof(((struct sockaddr_un *) NULL)->sun_path), "sun_path");
+
 static int notify_address(struct sockaddr_un *ret, socklen_t *ret_len) {
         const char *e = getenv("NOTIFY_SOCKET");
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -24,7 +27,7 @@ static int notify_address(struct sockaddr_un *ret, socklen_t *ret_len) {
                 return -EAFNOSUPPORT;
         l = strlen(e);
         if (l > sizeof(sa.sun_path) || (e[0] == '/' && l == sizeof(sa.sun_path)))
-                return -EINVAL; /* a path needs room for its NUL; an abstract name does not */
+                return -ENAMETOOLONG; /* a path needs room for its NUL; an abstract name does not */
         if (l < 2)
                 return -EINVAL; /* "/" or a bare "@" names nothing */
 

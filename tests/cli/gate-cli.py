@@ -504,6 +504,14 @@ def case_ready_fd_full(gate):
     r.cleanup()
 
 
+def case_notify_socket_too_long(gate):
+    # Longer than a socket address holds: said so, not "Invalid argument".
+    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "0", "NOTIFY_SOCKET": "/" + "x" * 200})
+    check(r.rc == 1 and "NOTIFY_SOCKET is too long" in r.stderr and "Invalid argument" not in r.stderr,
+          "exit status %s, and the message" % r.rc, r.ctx())
+    r.cleanup()
+
+
 def case_environment_ignored(gate):
     # The variables earlier versions took paths from move nothing.
     top = tempfile.mkdtemp(prefix="eg-gate-env.")

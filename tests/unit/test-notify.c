@@ -113,7 +113,15 @@ static void test_bad_address(void **state) {
         longpath[0] = '/';
         longpath[sizeof(longpath) - 1] = 0;
         assert_int_equal(setenv("NOTIFY_SOCKET", longpath, 1), 0);
-        assert_int_equal(notify_send("READY=1"), -EINVAL);
+        assert_int_equal(notify_send("READY=1"), -ENAMETOOLONG);
+        /* The longest that fits is sent (and finds nobody). */
+        longpath[NOTIFY_SOCKET_MAX] = 0;
+        assert_int_equal(setenv("NOTIFY_SOCKET", longpath, 1), 0);
+        assert_int_equal(notify_send("READY=1"), -ENOENT);
+        longpath[NOTIFY_SOCKET_MAX] = 'x';
+        longpath[NOTIFY_SOCKET_MAX + 1] = 0;
+        assert_int_equal(setenv("NOTIFY_SOCKET", longpath, 1), 0);
+        assert_int_equal(notify_send("READY=1"), -ENAMETOOLONG);
         /* Nobody listening there: an error, never a silent success. */
         assert_int_equal(setenv("NOTIFY_SOCKET", "/nonexistent/eg-test-notify", 1), 0);
         assert_int_equal(notify_send("READY=1"), -ENOENT);
