@@ -86,10 +86,20 @@ int process_find(int proc_fd, const char *process, pid_t *pids, size_t max, size
                 safe_close(fd);
                 return -ENOMEM;
         }
-        for (struct dirent *de; (de = readdir(d));) {
+        for (;;) {
                 _cleanup_free_ char *comm = NULL, *cmdline = NULL;
+                struct dirent *de;
                 char *end;
                 long pid;
+                int r;
+
+                r = dir_next(d, &de);
+                if (r < 0) {
+                        closedir(d);
+                        return r;
+                }
+                if (r == 0)
+                        break;
 
                 pid = strtol(de->d_name, &end, 10);
                 if (pid <= 0 || *end)

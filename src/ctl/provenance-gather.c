@@ -207,13 +207,21 @@ static void vmgenid_gather(ProvenanceFacts *f) {
         if (!d)
                 return;
         acpi = -EBADF;    /* the DIR owns it */
-        f->vmgenid = 0;
-        for (struct dirent *de; (de = readdir(d)); )
+        for (struct dirent *de;;) {
+                int r = dir_next(d, &de);
+
+                if (r < 0)
+                        break;    /* a listing cut short says nothing: unknown */
+                if (r == 0) {
+                        f->vmgenid = 0;
+                        break;
+                }
                 if (vmgenid_name(de->d_name)) {
                         f->vmgenid = 1;
                         copy_cut(f->vmgenid_device, sizeof f->vmgenid_device, de->d_name);
                         break;
                 }
+        }
         closedir(d);
 }
 

@@ -49,6 +49,18 @@ static void help(void) {
                program_invocation_short_name);
 }
 
+/* What went wrong in words: a $NOTIFY_SOCKET too long for a socket address
+ * is no "File name too long" of some file. */
+static const char *notify_error(int r) {
+        static char buf[96];
+
+        if (r != -ENAMETOOLONG)
+                return strerror(-r);
+        snprintf(buf, sizeof(buf), "$NOTIFY_SOCKET is too long for a socket address (at most %d bytes)",
+                 NOTIFY_SOCKET_MAX);
+        return buf;
+}
+
 /* STATUS= lines. While waiting (@timeout 0) a line that finds the
  * receiver's queue full is dropped, not waited for: the next one replaces
  * it, and the wait must go on noticing the pool. A final one waits, but
@@ -60,7 +72,7 @@ static void notify(Gate *g, const char *message, usec_t timeout) {
                 return;
         if (r < 0 && !g->notify_failed) {
                 g->notify_failed = true;
-                log_warning_errno(r, "Failed to notify the service manager: %m");
+                log_warning_errno(r, "Failed to notify the service manager: %s", notify_error(r));
         }
 }
 
@@ -172,7 +184,7 @@ static void barrier(const Gate *g) {
         r = notify_barrier(NOTIFY_BARRIER_TIMEOUT_DEFAULT);
 
         if (r < 0)
-                log_warning_errno(r, "The service manager did not confirm our notifications: %m");
+                log_warning_errno(r, "The service manager did not confirm our notifications: %s", notify_error(r));
 }
 
 /* READY=1 (with its final STATUS=) and the --ready-fd newline. Failing to
@@ -188,10 +200,14 @@ static int report_ready(Gate *g, const GateArgs *args, const char *message) {
                         return log_error_errno(r, "Failed to send READY=1 to the service manager: "
                                                "no room in its queue for %s, it is not reading.",
                                                FORMAT_DURATION(NOTIFY_SEND_TIMEOUT_DEFAULT));
-                return log_error_errno(r, "Failed to send READY=1 to the service manager: %m");
+                return log_error_errno(r, "Failed to send READY=1 to the service manager: %s", notify_error(r));
         }
         if (args->ready_fd >= 0) {
                 r = notify_ready_fd(args->ready_fd);
+                if (r == -ETIMEDOUT)
+                        return log_error_errno(r, "Failed to write to --ready-fd=%i: no room in it for %s, "
+                                               "the supervisor is not reading it.", args->ready_fd,
+                                               FORMAT_DURATION(NOTIFY_SEND_TIMEOUT_DEFAULT));
                 if (r < 0)
                         return log_error_errno(r, "Failed to write to --ready-fd=%i: %m", args->ready_fd);
         }

@@ -62,6 +62,20 @@ static const char *skip_reason(int r, size_t max) {
         return strerror(-r);
 }
 
+/* Why the atomic replacement of @dir/@name failed: -EEXIST is its fixed
+ * temporary name held by something it does not remove (a directory left
+ * there by hand), which no retry clears: name it, and not @name. */
+static const char *replace_error(int r, const char *dir, const char *name) {
+        static char buf[PATH_MAX + 160];
+        char tmp[NAME_MAX + 1];
+
+        if (r != -EEXIST || write_file_atomic_tmp_name(name, tmp, sizeof(tmp)) < 0)
+                return strerror(-r);
+        snprintf(buf, sizeof(buf), "its temporary file %s/%s is in the way (a directory, or not ours to remove), "
+                 "and is left alone: remove it", dir, tmp);
+        return buf;
+}
+
 /* @size bytes as 2 * @size lower-case hex digits and a NUL. */
 static void hex_encode(const uint8_t *p, size_t size, char *ret) {
         static const char digits[] = "0123456789abcdef";
@@ -237,6 +251,7 @@ typedef struct Load {
         char no_credit[WHY_MAX];     /* why nothing at all may be credited this run, "" when it may */
         char no_seed_credit[WHY_MAX]; /* why the seed may not be credited, "" when it may */
         int error;                   /* the first error, already logged */
+        bool earlier_load;           /* a load of this boot may have run, its ledger lost: keep its record */
 } Load;
 
 static void load_done(Load *l) {
@@ -408,10 +423,19 @@ static void ledger_open(Load *l) {
         }
 
         l->ledger_fd = ledger_lock(SEED_LOCK_TIMEOUT_USEC, &st);
+        if (l->ledger_fd == -ETIMEDOUT) {
+                /* The seed is still replaced, the pool still fed: only
+                 * what this boot credited cannot be known. */
+                forbid(l->no_credit, "cannot lock the runtime directory %s: another process has held its lock for %s",
+                       runstate_dir(), FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
+                log_warning("Failed to lock the runtime directory %s, which holds the record of what this boot "
+                            "credited, within %s: another process holds it", runstate_dir(),
+                            FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
+                return;
+        }
         if (l->ledger_fd < 0) {
-                forbid(l->no_credit, "cannot lock %s: %s", runstate_dir(),
-                       l->ledger_fd == -ETIMEDOUT ? "another process holds its lock" : strerror(-l->ledger_fd));
-                log_warning_errno(l->ledger_fd, "Failed to open and lock %s: %m", runstate_dir());
+                forbid(l->no_credit, "cannot lock the runtime directory %s: %s", runstate_dir(), strerror(-l->ledger_fd));
+                log_warning_errno(l->ledger_fd, "Failed to open and lock the runtime directory %s: %m", runstate_dir());
                 return;
         }
         if (st.st_uid != 0 || (st.st_mode & 022) != 0) {
@@ -428,6 +452,24 @@ static void ledger_open(Load *l) {
                        r == -EBADMSG ? "is damaged" : r == -EPERM ? "is not root's alone" : "cannot be read");
                 log_warning_errno(r, "Failed to read %s/%s: %m", runstate_dir(), RUNSTATE_LEDGER);
                 return;
+        }
+        if (r == 0 && l->boot_id[0]) {
+                SeedRecord rec;
+
+                /* No ledger, but the record a load writes after it: the
+                 * ledger was removed (or never written, and then nothing
+                 * was credited), and what it said is lost. Unless the
+                 * record is another boot's (where /run outlives a boot),
+                 * a load may have run in this one. */
+                r = seed_record_read(&rec);
+                if (r != 0 && (r < 0 || !rec.boot_id[0] || streq(rec.boot_id, l->boot_id))) {
+                        forbid(l->no_credit, "the record of what this boot credited (%s/%s) is missing, but the "
+                               "record %s %s: a load may have run", runstate_dir(), RUNSTATE_LEDGER, RUNSTATE_SEED,
+                               r < 0 ? "cannot be read" : rec.boot_id[0] ? "is this boot's" : "has no boot id");
+                        l->earlier_load = true;
+                        return;
+                }
+                r = 0;
         }
         if (r == 0 || !streq(l->ledger.boot_id, l->boot_id)) {
                 /* None yet, or another boot's (only where /run outlives a
@@ -497,9 +539,7 @@ static void plan_credential(Load *l, bool dir_usable) {
         }
         /* systemd imports credentials from the kernel command line too,
          * which every user can read: no secret, whatever its length. */
-        if (!l->o->cmdline ||
-            proc_cmdline_value_has_prefix(l->o->cmdline, "systemd.set_credential", CREDENTIAL_NAME ":") ||
-            proc_cmdline_value_has_prefix(l->o->cmdline, "systemd.set_credential_binary", CREDENTIAL_NAME ":")) {
+        if (!l->o->cmdline || proc_cmdline_may_set_credential(l->o->cmdline, CREDENTIAL_NAME)) {
                 snprintf(c->why_not, sizeof(c->why_not), l->o->cmdline ?
                          "it may come from the kernel command line (systemd.set_credential=), which any user can read" :
                          "the kernel command line cannot be read to tell whether it came from there");
@@ -609,6 +649,12 @@ int seed_load(const SeedOptions *o) {
          * still done. */
         l.dfd = o->credential_only ? -EBADF : seed_dir_open_locked(o->seed_dir, 0, SEED_LOCK_TIMEOUT_USEC, &l.dir_stat);
         dir_usable = l.dfd >= 0;
+        if (l.dfd == -EDEADLK)
+                /* Nothing written: the records would land in the seed
+                 * directory, one of them over the seed. */
+                return log_error_errno(l.dfd, "Refusing the seed directory %s: it is the runtime directory %s, "
+                                       "whose records would overwrite the seed; set Directory= to another directory",
+                                       o->seed_dir_shown, runstate_dir());
         if (o->credential_only) {
                 forbid(l.no_seed_credit, "no seed directory (--credential-only)");
                 l.record.seed_path[0] = 0;
@@ -651,6 +697,19 @@ int seed_load(const SeedOptions *o) {
                          o->seed_dir_shown, runstate_dir(), RUNSTATE_LEDGER);
                 return l.error;
         }
+        /* The same, when the ledger that would say which directory is lost:
+         * any may have been loaded. */
+        if (l.earlier_load) {
+                if (dir_usable) {
+                        stored_seed_read(l.dfd, &l.old);
+                        old = stored_seed_bytes(&l.old, &old_size);
+                        (void) mix(old, old_size, "the seed", l.record.seed_path);
+                }
+                if (l.have_cred)
+                        (void) mix(l.cred.raw, l.cred.raw_size, "credential", l.cred.path);
+                log_info("not crediting: %s; mixed only, and its record kept", l.no_credit);
+                return l.error;
+        }
 
         /* 3. Our seed, bounded, without following or blocking. */
         if (dir_usable) {
@@ -688,7 +747,8 @@ int seed_load(const SeedOptions *o) {
         } else
                 r = -EBADF;
         if (dir_usable && r < 0)
-                load_fail(&l, log_error_errno(r, "Failed to write the replacement seed to %s: %m", l.record.seed_path));
+                load_fail(&l, log_error_errno(r, "Failed to write the replacement seed to %s: %s", l.record.seed_path,
+                                              replace_error(r, o->seed_dir_shown, SEED_FILE_NAME)));
         facts.replacement_durable = r >= 0;
         l.record.replacement_creditable = replacement_creditable;
         /* The directory counts as consumed only once this load replaced its
@@ -715,8 +775,9 @@ int seed_load(const SeedOptions *o) {
                                 snprintf(l.cred.why_not, sizeof(l.cred.why_not), "it could not be remembered: %s",
                                          strerror(-r));
                         l.cred.credit = false;
-                        load_fail(&l, log_error_errno(r, "Failed to remember the credential in %s: %m",
-                                                      o->seed_dir_shown));
+                        load_fail(&l, log_error_errno(r, "Failed to remember the credential in %s: %s",
+                                                      o->seed_dir_shown,
+                                                      replace_error(r, o->seed_dir_shown, SEED_CREDENTIALS_NAME)));
                 }
         }
         /* The ledger is the claim "consumed and credited in this boot": in
@@ -807,6 +868,10 @@ int seed_save(const SeedOptions *o) {
         if (dfd == -ETIMEDOUT)
                 return log_error_errno(dfd, "Failed to lock seed directory %s: another process has held its lock for %s",
                                        o->seed_dir_shown, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
+        if (dfd == -EDEADLK)
+                return log_error_errno(dfd, "Refusing the seed directory %s: it is the runtime directory %s, "
+                                       "whose records would overwrite the seed; set Directory= to another directory",
+                                       o->seed_dir_shown, runstate_dir());
         if (dfd < 0)
                 return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir_shown);
 
@@ -826,7 +891,8 @@ int seed_save(const SeedOptions *o) {
         bound = have_generation ? vm_generation_source_to_string(generation.source) : NULL;
         erase(&generation, sizeof(generation));
         if (r < 0)
-                return log_error_errno(r, "Failed to save a new seed to %s/%s: %m", o->seed_dir_shown, SEED_FILE_NAME);
+                return log_error_errno(r, "Failed to save a new seed to %s/%s: %s", o->seed_dir_shown, SEED_FILE_NAME,
+                                       replace_error(r, o->seed_dir_shown, SEED_FILE_NAME));
 
         if (creditable)
                 log_info("saved %zu bits to %s/%s%s%s%s", seed_size * 8, o->seed_dir_shown, SEED_FILE_NAME,

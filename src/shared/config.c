@@ -532,7 +532,12 @@ static int load_dropins(Config *c, LoadBudget *budget, config_warn_t warn, void 
         }
         dfd = -EBADF; /* now owned by d */
 
-        for (struct dirent *de; (de = readdir(d));) {
+        for (;;) {
+                struct dirent *de;
+
+                r = dir_next(d, &de);
+                if (r <= 0)
+                        break;
                 if (!is_dropin_name(de->d_name))
                         continue;
                 if (n >= CONFIG_DROPINS_MAX) {
@@ -560,6 +565,13 @@ static int load_dropins(Config *c, LoadBudget *budget, config_warn_t warn, void 
                 n++;
         }
         closedir(d);
+        if (r < 0) {
+                /* A listing that failed half-way is not an empty directory:
+                 * a drop-in we never saw may say Credit=no. */
+                warnf(warn, userdata, shown, "Ignoring drop-in directory: it cannot be listed: %s; crediting nothing",
+                      strerror(-r));
+                return config_mark_broken(c, "%s cannot be listed: %s", shown, strerror(-r));
+        }
         if (too_many) {
                 warnf(warn, userdata, shown, "More than %u drop-ins, ignoring all of them; crediting nothing",
                       CONFIG_DROPINS_MAX);

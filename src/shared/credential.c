@@ -146,6 +146,53 @@ static const char *wide_text_encoding(const uint8_t *p, size_t n) {
         return NULL;
 }
 
+/* ASCII that a person or a tool writes: printable, or whitespace. */
+static bool is_ascii_text(uint8_t c) {
+        return (c >= 0x20 && c < 0x7f) || is_whitespace(c);
+}
+
+/* The longest run of ASCII text that proves text is in there: random bytes
+ * hold one of this length at a given place with a probability of
+ * (101/256)^16, below 4 in 10^7, and 512 of them anywhere below 2 in 10^4. */
+#define TEXT_RUN_MIN 16
+
+/* Text with something else in it: a hex seed with a stray byte after it
+ * (a DOS end of file, a DEL, a NUL and a control), a passphrase with a
+ * control character in it, hex digits followed by random bytes. None of it
+ * holds 8 bits a byte, so none of it is binary: binary is only what does
+ * not look like text at all. Four bytes in five that are ASCII text, NUL
+ * (UTF-16's ASCII) or part of a well-formed UTF-8 character, or a run of
+ * TEXT_RUN_MIN ASCII text bytes anywhere, make it text. Random bytes are a
+ * little over 40% such bytes: at 32 bytes this takes them for text with a
+ * probability near 1/80000, at 512 bytes (the run) below 1/10000; with
+ * Latin-1 (2/10000 at 32 bytes) still below the 1/4000 of credential.h. */
+static bool is_mostly_text(const uint8_t *p, size_t n) {
+        size_t texty = 0, run = 0;
+
+        for (size_t i = 0; i < n;) {
+                uint32_t c;
+                size_t len = p[i] >= 0x80 ? utf8_decode(p + i, n - i, &c) : 0;
+
+                if (len > 0 && is_text_char(c)) {
+                        texty += len;
+                        i += len;
+                        run = 0;
+                        continue;
+                }
+                if (is_ascii_text(p[i])) {
+                        if (++run >= TEXT_RUN_MIN)
+                                return true;
+                        texty++;
+                } else {
+                        run = 0;
+                        if (p[i] == 0)
+                                texty++;
+                }
+                i++;
+        }
+        return texty >= n - n / 5;
+}
+
 void credential_canonicalize(const uint8_t *raw, size_t size, uint8_t *ret_bytes, CredentialContent *ret) {
         const char *wide;
         size_t n = size;
@@ -188,5 +235,7 @@ void credential_canonicalize(const uint8_t *raw, size_t size, uint8_t *ret_bytes
                 ret->encoding = ascii ? "ASCII" : is_utf8_text(raw, n) ? "UTF-8" : "Latin-1";
         else if (is_utf8_text(raw, n))
                 ret->encoding = "UTF-8";
+        else if (is_mostly_text(raw, n))
+                ret->encoding = "mostly ASCII or UTF-8, with stray bytes";
         ret->class = ret->encoding ? CREDENTIAL_CLASS_TEXT : CREDENTIAL_CLASS_BINARY;
 }

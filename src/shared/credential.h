@@ -12,9 +12,11 @@
  *           a digit.
  *   text    every byte printable or whitespace in ASCII, Latin-1 or UTF-8,
  *           or UTF-16/UTF-32 text (with a byte order mark, or ASCII in
- *           it): mixed, never credited: how much less than 8 bits a byte
- *           it holds nobody can say.
- *   binary  anything else: 8 bits a byte.
+ *           it), and what is mostly such text with stray bytes in it
+ *           (hex digits and a ^Z, four bytes in five text, or 16 ASCII
+ *           characters in a row anywhere): mixed, never credited: how much
+ *           less than 8 bits a byte it holds nobody can say.
+ *   binary  what does not look like text at all: 8 bits a byte.
  *
  * Trailing NUL, CR and LF bytes are not part of any of them (a hypervisor
  * or a shell adds them), so "X", "X\n", "X\0" and X written in hex are one

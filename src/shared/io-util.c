@@ -29,6 +29,17 @@ ssize_t loop_read(int fd, void *buf, size_t size) {
         return (ssize_t) done;
 }
 
+int dir_next(DIR *d, struct dirent **ret) {
+        struct dirent *de;
+
+        errno = 0;
+        de = readdir(d);
+        if (!de)
+                return errno != 0 ? -errno : 0;
+        *ret = de;
+        return 1;
+}
+
 int loop_write(int fd, const void *buf, size_t size) {
         for (const char *p = buf; size > 0;) {
                 ssize_t k = write(fd, p, size);
@@ -247,6 +258,10 @@ static int tmp_name(const char *name, WriteFlags flags, unsigned attempt, char *
         return k < 0 || (size_t) k >= size ? -ENAMETOOLONG : 0;
 }
 
+int write_file_atomic_tmp_name(const char *name, char *ret, size_t size) {
+        return tmp_name(name, 0, 0, ret, size);
+}
+
 #define UNIQUE_TMP_ATTEMPTS 16
 
 int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags) {
@@ -273,7 +288,9 @@ int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size
                  * never in place: drop it. Only under the caller's lock is the
                  * fixed name nobody else's. */
                 if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
-                        return negative_errno();
+                        /* A directory, or a file we may not remove: not
+                         * ours to clear, and in the way for good. */
+                        return -EEXIST;
                 fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
         }
         if (fd < 0)

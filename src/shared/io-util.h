@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -11,6 +12,12 @@
  * bounded safe file read and one fd-relative atomic write. Nothing here
  * logs; everything returns 0 (or a count) on success and -errno on failure,
  * with out-parameters untouched on failure. */
+
+/* The next entry of @d: 1 and *@ret set, 0 at the end, -errno when the
+ * directory cannot be read. readdir() says both "end" and "error" with
+ * NULL; a caller that takes an error for the end reads a directory it could
+ * not list as an empty one, and a setting it holds is silently lost. */
+int dir_next(DIR *d, struct dirent **ret);
 
 /* read() until @size bytes or end of file, retrying EINTR. Returns the
  * number of bytes read (less than @size only at end of file), or -errno. */
@@ -114,3 +121,8 @@ typedef enum WriteFlags {
  * removed and @name is untouched. @name may have directories in it only
  * without WRITE_DURABLE (-EINVAL), which fsyncs @dfd as @name's directory. */
 int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags);
+
+/* The fixed temporary name write_file_atomic_at() uses for @name without
+ * WRITE_UNIQUE_TMP, for messages: -EEXIST from it means that something it
+ * will not remove (a directory, a file it may not unlink) holds that name. */
+int write_file_atomic_tmp_name(const char *name, char *ret, size_t size);

@@ -12,7 +12,10 @@
 /* Fill @ret/@ret_len from $NOTIFY_SOCKET. 1 when set, 0 when not (or empty),
  * -EAFNOSUPPORT for anything that is not an AF_UNIX address (systemd also
  * knows vsock: for VM guests, which no boot-path service of ours runs
- * under), -EINVAL when the path does not fit. */
+ * under), -ENAMETOOLONG when the name does not fit in sun_path, -EINVAL
+ * when it names nothing. */
+_Static_assert(NOTIFY_SOCKET_MAX + 1 == sizeof(((struct sockaddr_un *) NULL)->sun_path), "sun_path");
+
 static int notify_address(struct sockaddr_un *ret, socklen_t *ret_len) {
         const char *e = getenv("NOTIFY_SOCKET");
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -24,7 +27,7 @@ static int notify_address(struct sockaddr_un *ret, socklen_t *ret_len) {
                 return -EAFNOSUPPORT;
         l = strlen(e);
         if (l > sizeof(sa.sun_path) || (e[0] == '/' && l == sizeof(sa.sun_path)))
-                return -EINVAL; /* a path needs room for its NUL; an abstract name does not */
+                return -ENAMETOOLONG; /* a path needs room for its NUL; an abstract name does not */
         if (l < 2)
                 return -EINVAL; /* "/" or a bare "@" names nothing */
 
@@ -183,21 +186,69 @@ int notify_barrier(usec_t timeout) {
         }
 }
 
-int notify_ready_fd(int fd) {
-        ssize_t n;
-        int r = 0;
+/* Write @c to @fd by @deadline. The fd is the supervisor's pipe, which a
+ * supervisor that does not read fills: the write must not block, and
+ * O_NONBLOCK is set on the open file description (which the supervisor may
+ * share) only for the time of the write. */
+static int write_byte_bounded(int fd, char c, usec_t deadline) {
+        int flags, r;
+
+        flags = fcntl(fd, F_GETFL);
+        if (flags < 0)
+                return negative_errno();
+        if (!(flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+                return negative_errno();
+
+        for (;;) {
+                struct pollfd p = { .fd = fd, .events = POLLOUT };
+                ssize_t n = write(fd, &c, 1);
+                usec_t now;
+                int ms;
+
+                if (n == 1) {
+                        r = 0;
+                        break;
+                }
+                if (n >= 0) {
+                        r = -EIO;
+                        break;
+                }
+                if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                        r = negative_errno();
+                        break;
+                }
+                /* Full, or a timer signal of the caller: wait for room, until
+                 * the deadline and no longer. */
+                now = now_usec(CLOCK_MONOTONIC);
+                if (now >= deadline) {
+                        r = -ETIMEDOUT;
+                        break;
+                }
+                ms = (int) MIN((deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC, (usec_t) INT32_MAX);
+                if (poll(&p, 1, ms) < 0 && errno != EINTR) {
+                        r = negative_errno();
+                        break;
+                }
+        }
+        if (!(flags & O_NONBLOCK))
+                (void) fcntl(fd, F_SETFL, flags);
+        return r;
+}
+
+int notify_ready_fd_timeout(int fd, usec_t timeout) {
+        int r;
 
         if (fd < 0)
                 return -EBADF;
-        do
-                n = write(fd, "\n", 1);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-                r = negative_errno();
-        else if (n != 1)
-                r = -EIO;
+        if (timeout == 0 || timeout == USEC_INFINITY)
+                timeout = NOTIFY_SEND_TIMEOUT_DEFAULT;   /* never without bound */
+        r = write_byte_bounded(fd, '\n', now_usec(CLOCK_MONOTONIC) + timeout);
         /* The supervisor waits for the newline, then may wait for EOF too. */
         if (close(fd) < 0 && r == 0 && errno != EINTR)
                 r = negative_errno();
         return r;
+}
+
+int notify_ready_fd(int fd) {
+        return notify_ready_fd_timeout(fd, NOTIFY_SEND_TIMEOUT_DEFAULT);
 }

@@ -11,6 +11,9 @@
 
 #define NOTIFY_BARRIER_TIMEOUT_DEFAULT (5 * USEC_PER_SEC)
 #define NOTIFY_SEND_TIMEOUT_DEFAULT (5 * USEC_PER_SEC)
+/* The longest $NOTIFY_SOCKET path: sun_path less its NUL (an abstract name
+ * may be one byte longer). */
+#define NOTIFY_SOCKET_MAX 107
 
 /* No operation here blocks without bound, whatever the receiver does: one
  * that never reads fills its queue, and a plain blocking send would then
@@ -21,7 +24,8 @@
  * none: for messages a later one replaces, like STATUS= while waiting);
  * USEC_INFINITY means the default, NOTIFY_SEND_TIMEOUT_DEFAULT. Returns 1
  * when sent, 0 when $NOTIFY_SOCKET is unset or empty (not under a service
- * manager), -ETIMEDOUT, -EAGAIN, or -errno. */
+ * manager), -ETIMEDOUT, -EAGAIN, -ENAMETOOLONG ($NOTIFY_SOCKET longer than
+ * a socket address holds: NOTIFY_SOCKET_MAX bytes), or -errno. */
 int notify_send_timeout(const char *message, usec_t timeout);
 
 /* The same, waiting at most NOTIFY_SEND_TIMEOUT_DEFAULT. */
@@ -37,6 +41,11 @@ int notify_send(const char *message);
  * -ETIMEDOUT, or -errno. */
 int notify_barrier(usec_t timeout);
 
-/* The s6 / dinit readiness convention: write a newline to @fd and close it.
- * @fd is closed on every path. Returns 0 or -errno. */
+/* The s6 / dinit readiness convention: write a newline to @fd and close it,
+ * waiting at most @timeout (0 or USEC_INFINITY: NOTIFY_SEND_TIMEOUT_DEFAULT)
+ * for room in it: a supervisor that never reads its pipe fills it.
+ * @fd is closed on every path. Returns 0, -ETIMEDOUT or -errno. */
+int notify_ready_fd_timeout(int fd, usec_t timeout);
+
+/* The same, waiting at most NOTIFY_SEND_TIMEOUT_DEFAULT. */
 int notify_ready_fd(int fd);

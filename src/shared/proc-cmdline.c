@@ -169,13 +169,45 @@ int proc_cmdline_get_key(const char *cmdline, const char *key, char **ret_value)
         return r;
 }
 
-bool proc_cmdline_value_has_prefix(const char *cmdline, const char *key, const char *prefix) {
-        size_t l = strlen(prefix);
-        Param a;
+/* @p after @s, quotes in @p skipped wherever they are; with @key, '-' and
+ * '_' match each other. NULL when @p does not start with @s. */
+static const char *skip_unquoted(const char *p, const char *s, bool key) {
+        for (; *s; s++, p++) {
+                char a, b = *s;
 
-        for (const char *p = cmdline; next_param(&p, &a);)
-                if (key_equal(a.name, a.name_len, key) && a.value && a.value_len >= l &&
-                    strncmp(a.value, prefix, l) == 0)
+                while (*p == '"' || *p == '\'')
+                        p++;
+                a = *p;
+                if (key && a == '-')
+                        a = '_';
+                if (key && b == '-')
+                        b = '_';
+                if (!a || a != b)
+                        return NULL;
+        }
+        return p;
+}
+
+bool proc_cmdline_may_set_credential(const char *cmdline, const char *name) {
+        /* systemd splits the command line with its own parser, which drops
+         * a quote anywhere in a word ('systemd.set_credential=x:y',
+         * systemd.set_credential=x.'y':z, "systemd.set_credential"=...):
+         * so every spelling it may take is found by matching with the
+         * quotes skipped, at any position. A match that systemd would not
+         * take (inside another word) only costs a credit. */
+        for (const char *p = cmdline; *p; p++) {
+                const char *q = skip_unquoted(p, "systemd.set_credential", true), *b;
+
+                if (!q)
+                        continue;
+                b = skip_unquoted(q, "_binary", true);
+                if (b)
+                        q = b;
+                q = skip_unquoted(q, "=", false);
+                if (q)
+                        q = skip_unquoted(q, name, false);
+                if (q && skip_unquoted(q, ":", false))
                         return true;
+        }
         return false;
 }

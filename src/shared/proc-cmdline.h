@@ -29,6 +29,9 @@ bool proc_cmdline_isspace(char c);
  * a bare "key"), 0 when absent (*ret_value NULL), -ENOMEM. */
 int proc_cmdline_get_key(const char *cmdline, const char *key, char **ret_value);
 
-/* Pure: does any occurrence of @key in @cmdline, anywhere in it (also after
- * "--", which some readers take too), have a value starting with @prefix? */
-bool proc_cmdline_value_has_prefix(const char *cmdline, const char *key, const char *prefix);
+/* Pure: may systemd import the credential @name from @cmdline
+ * (systemd.set_credential=@name:..., systemd.set_credential_binary=)? As
+ * systemd splits it, which is not as the kernel does: quotes anywhere in a
+ * word are dropped, '-' and '_' match in the key, "rd." may precede it, and
+ * "--" ends nothing. Errs towards yes: any occurrence, quotes skipped. */
+bool proc_cmdline_may_set_credential(const char *cmdline, const char *name);

@@ -383,6 +383,13 @@ static int runstate_dir_open(bool create) {
         return root_open(RUN_DIR_DEFAULT, CHASE_DIRECTORY);
 }
 
+bool runstate_dir_is(const struct stat *st) {
+        _cleanup_close_ int dfd = runstate_dir_open(false);
+        struct stat run;
+
+        return dfd >= 0 && fstat(dfd, &run) >= 0 && run.st_dev == st->st_dev && run.st_ino == st->st_ino;
+}
+
 int runstate_write(const char *name, const char *text) {
         _cleanup_close_ int dfd = runstate_dir_open(true);
 

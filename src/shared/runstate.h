@@ -163,6 +163,12 @@ void seed_record_parse(const char *text, SeedRecord *ret);
 /* RUN_DIR_DEFAULT inside the root, for messages. */
 const char *runstate_dir(void);
 
+/* Is the directory @st (its device and inode) the runtime directory, which
+ * exists? For the seed directory, which must never be it: the lock on one
+ * would wait for the lock on the other, and a record would be renamed over
+ * the seed of the same name. */
+bool runstate_dir_is(const struct stat *st);
+
 /* Replace the record @name with @text, atomically (temporary file + rename;
  * no fsync: /run is about this boot only), creating the directory (0755)
  * if needed. Returns 0 or -errno. */

@@ -9,6 +9,7 @@
 #include "blake2s.h"
 #include "macro.h"
 #include "root.h"
+#include "runstate.h"
 #include "seed-store.h"
 
 const LegacySeed legacy_seeds[] = {
@@ -46,6 +47,8 @@ int seed_dir_open_locked(const char *path, ChaseFlags flags, usec_t timeout, Fil
                 return dfd;
         if (fstat(dfd, &st) < 0)
                 return negative_errno();
+        if (runstate_dir_is(&st))
+                return -EDEADLK;
 
         r = flock_timeout(dfd, timeout);
         if (r < 0)

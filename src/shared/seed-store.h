@@ -50,7 +50,10 @@ extern const size_t legacy_seeds_count;
  * (-ETIMEDOUT). Two entropy-seed processes (a load racing a save, an admin's
  * manual run) then never both read the same seed before either replaced it.
  * The lock is held until the fd is closed. Returns the fd, or -errno, and
- * the directory's owner and mode in *ret_stat. */
+ * the directory's owner and mode in *ret_stat. -EDEADLK, before any lock is
+ * taken, when the directory is the runtime directory (runstate.h), however
+ * it is named: its lock is the ledger's, and its records' names are the
+ * seed's. */
 int seed_dir_open_locked(const char *path, ChaseFlags flags, usec_t timeout, FileStat *ret_stat);
 
 /* What is under the seed's name in the directory @dfd. Holds a secret:

@@ -75,11 +75,22 @@ static int vmgenid_address_find(const char *dir, uint64_t *ret, char ret_why[sta
                 return why(ret_why, -errno, "cannot list %s", dir);
         dfd = -EBADF;    /* now d's */
 
-        for (struct dirent *de; r == -ENOENT && (de = readdir(d));) {
+        while (r == -ENOENT) {
                 _cleanup_close_ int fd = -EBADF;
                 uint8_t header[ACPI_TABLE_HEADER_SIZE];
+                struct dirent *de;
                 uint8_t *buf;
                 ssize_t n;
+
+                n = dir_next(d, &de);
+                if (n == 0)
+                        break;
+                if (n < 0) {
+                        /* Not "no VMGENID table": one may be in what we
+                         * could not list. */
+                        r = why(ret_why, (int) n, "cannot list %s", dir);
+                        break;
+                }
 
                 /* SSDT, SSDT1, SSDT2, ... (sysfs numbers the second and later). */
                 if (strncmp(de->d_name, "SSDT", 4) != 0)

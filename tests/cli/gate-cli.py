@@ -485,6 +485,33 @@ def case_ready_fd_reader_gone(gate):
     r.cleanup()
 
 
+def case_ready_fd_full(gate):
+    # A supervisor that never reads its pipe: bounded like every other
+    # notification (5 s), exit 1 saying why, not a hang.
+    rfd, wfd = os.pipe()
+    os.set_blocking(wfd, False)
+    try:
+        while True:
+            os.write(wfd, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    os.set_blocking(wfd, True)
+    r = Run(gate, ["--ready-fd=%d" % wfd], env={"FAKE_POOL_READY_AFTER_MS": "0"}, pass_fds=(wfd,), timeout=12)
+    os.close(rfd)
+    check(r.rc == 1 and 4 < r.exit_at < 10, "exit status %s after %.1fs, expected 1 after ~5s" % (r.rc, r.exit_at),
+          r.ctx())
+    check("--ready-fd" in r.stderr and "not reading" in r.stderr, "no message about the full --ready-fd", r.ctx())
+    r.cleanup()
+
+
+def case_notify_socket_too_long(gate):
+    # Longer than a socket address holds: said so, not "Invalid argument".
+    r = Run(gate, env={"FAKE_POOL_READY_AFTER_MS": "0", "NOTIFY_SOCKET": "/" + "x" * 200})
+    check(r.rc == 1 and "NOTIFY_SOCKET is too long" in r.stderr and "Invalid argument" not in r.stderr,
+          "exit status %s, and the message" % r.rc, r.ctx())
+    r.cleanup()
+
+
 def case_environment_ignored(gate):
     # The variables earlier versions took paths from move nothing.
     top = tempfile.mkdtemp(prefix="eg-gate-env.")

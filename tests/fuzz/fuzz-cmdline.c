@@ -47,8 +47,8 @@ static void questions(const char *text, size_t size) {
                         abort();
                 check_value(text, size, value);
                 free(value);
-                (void) proc_cmdline_value_has_prefix(text, keys[i], "entropy-gate.seed:");
         }
+        (void) proc_cmdline_may_set_credential(text, "entropy-gate.seed");
         r = gate_initrd_enabled(text, &invalid);
         if (r < 0 || r > 1 || (invalid && r != 1))
                 abort();

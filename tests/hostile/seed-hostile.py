@@ -314,12 +314,134 @@ def damaged_ledger_means_a_load_may_have_run(e):
 
 
 @case
+def ledger_gone_with_this_boots_record_means_a_load_may_have_run(e):
+    # The ledger removed (systemctl clean, rm) while the record of this
+    # boot's load is still there: a second load must not credit again.
+    good = e.make_seed()
+    e.run_seed("load")
+    check(e.credited() == [good], "first load", e.out)
+    os.unlink(os.path.join(e.run, "consumed"))
+    e.run_seed("save")
+    e.run_seed("load")
+    check(len(e.credited()) == 1, "a second load credited once the ledger was gone", e.out)
+    check("a load may have run" in e.out and "record seed is this boot's" in e.out, "message", e.out)
+    check(e.runstate().get("ACTION") == "credited", "the first load's record was overwritten", str(e.runstate()))
+    # A record that does not parse, or has no boot id: the same doubt.
+    for damage in (b"garbage\n", b"ACTION=credited\n", b""):
+        with open(os.path.join(e.run, "seed"), "wb") as f:
+            f.write(damage)
+        e.run_seed("load")
+        check(len(e.credited()) == 1, f"credited with no ledger and a record {damage!r}", e.out)
+        check("a load may have run" in e.out, "message", e.out)
+    # Another boot's record (a tree whose /run outlives a boot) is no doubt.
+    e.new_boot()
+    os.makedirs(e.run)
+    with open(os.path.join(e.run, "seed"), "w") as f:
+        f.write("BOOT_ID=" + "0123456789abcdef" * 2 + "\nACTION=credited\n")
+    e.run_seed("load")
+    check(len(e.credited()) == 2, "another boot's record stopped this boot's load from crediting", e.out)
+
+
+@case
+def seed_directory_that_is_the_runtime_directory_is_refused(e):
+    # Its lock is the ledger's (a load waited on itself), and the record
+    # named seed would be renamed over the seed.
+    e.make_seed()
+    with open(e.seed, "rb") as f:
+        saved = f.read()
+    run_dir = "/run/entropy-gate"
+    for how in ("Directory=", "--seed-dir=", "link"):
+        e.new_boot()
+        shutil.rmtree(e.root + run_dir, ignore_errors=True)
+        seed_dir = e.root + run_dir
+        if how == "link":
+            os.symlink("/var/lib/entropy-gate", e.root + run_dir)
+            seed_dir = e.seeds
+            args = ["--seed-dir=" + e.seeds_rel]
+        else:
+            os.makedirs(seed_dir, mode=0o700)
+            with open(os.path.join(seed_dir, "seed"), "wb") as f:
+                f.write(saved)
+            os.chmod(os.path.join(seed_dir, "seed"), 0o600)
+            args = ["--seed-dir=" + run_dir] if how == "--seed-dir=" else []
+        e.write_conf(f"[Seed]\nDirectory={run_dir}\n" if how == "Directory=" else "")
+        before = sorted(os.listdir(seed_dir))
+        for verb in ("load", "save"):
+            rc, out = run([SEED_BIN, verb, "--root=" + e.root, *args], e.env, timeout=4)
+            check(rc == 1 and "is the runtime directory" in out, f"{verb} with the seed directory as the runtime "
+                  f"directory ({how}) exited {rc}", out)
+            with open(os.path.join(seed_dir, "seed"), "rb") as f:
+                check(f.read() == saved, f"{verb} ({how}) changed the seed", out)
+            check(sorted(os.listdir(seed_dir)) == before, f"{verb} ({how}) wrote into the directory", out)
+        check(e.credited() == [], f"{how}: credited", out)
+        e.write_conf("")
+
+
+@case
+def directory_at_the_temporary_name_is_named_and_left_alone(e):
+    # Not ours to delete; the message must name it, not blame the seed.
+    good = e.make_seed()
+    tmp = os.path.join(e.seeds, ".#seed.new")
+    os.makedirs(tmp)
+    with open(os.path.join(tmp, "x"), "w") as f:
+        f.write("someone's\n")
+    for verb in ("load", "save"):
+        e.run_seed(verb, expect=1)
+        check(tmp in e.out and "in the way" in e.out, f"{verb}: the message does not name {tmp}", e.out)
+        check(os.path.isfile(os.path.join(tmp, "x")), f"{verb} removed a directory it did not create", e.out)
+    check(e.credited() == [] and good in e.mixed(), "credited without a durable replacement", e.out)
+
+
+@case
+def runtime_directory_lock_timeout_credits_nothing_and_says_so(e):
+    import fcntl
+    good = e.make_seed()
+    os.makedirs(e.run, exist_ok=True)
+    fd = os.open(e.run, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        e.run_seed("load")
+    finally:
+        os.close(fd)
+    check(e.credited() == [] and good in e.mixed(), "credited without the runtime directory's lock", e.out)
+    check("runtime directory" in e.out and "held its lock for 3" in e.out and "timed out" not in e.out,
+          "the message does not say which lock, held for how long", e.out)
+
+
+@case
 def ledger_not_roots_alone(e):
     good = e.make_seed()
     os.makedirs(e.run, exist_ok=True)
     os.chmod(e.run, 0o777)
     e.run_seed("load")
     check(e.credited() == [] and good in e.mixed(), "credited with a world-writable runtime directory", e.out)
+
+
+# --- configuration that turns crediting off -----------------------------------------
+
+@case
+def unlistable_dropin_directory_turns_crediting_off(e):
+    # The drop-in directory exists but listing it fails half-way (EIO from
+    # getdents64, injected): not an empty directory, since a drop-in in it
+    # may say Credit=no.
+    strace = shutil.which("strace")
+    if not strace:
+        print("skip unlistable_dropin_directory_turns_crediting_off: needs strace(1) to inject EIO")
+        return
+    good = e.make_seed()
+    dropins = e.conf + ".d"
+    os.makedirs(dropins, exist_ok=True)
+    with open(os.path.join(dropins, "50-no-credit.conf"), "w") as f:
+        f.write("[Seed]\nCredit=no\n")
+    # LeakSanitizer cannot run under ptrace: off, in a sanitizer build.
+    env = dict(e.env, ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":"))
+    rc, out = run([strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=getdents64",
+                   "--inject=getdents64:error=EIO:when=1",
+                   SEED_BIN, "load", "--root=" + e.root, "--seed-dir=" + e.seeds_rel], env)
+    check(rc == 0 and e.credited() == [] and good in e.mixed(),
+          f"credited although the drop-in directory could not be listed (exit {rc})", out)
+    check(dropins in out and "crediting nothing" in out,
+          "message naming the drop-in directory", out)
 
 
 # --- credentials -------------------------------------------------------------------
@@ -362,6 +484,52 @@ def one_credential_in_many_encodings_is_one(e):
         else:
             check(e.credited().count(h) == 1, f"spelling {i} ({data[-4:]!r}) was credited again", e.out)
             check("credited on an earlier boot" in e.out, f"spelling {i}: message", e.out)
+
+
+@case
+def credential_from_a_quoted_command_line_is_mixed(e):
+    # systemd's own splitting of the command line drops quotes anywhere in a
+    # word: each of these imports the public value as the credential.
+    x = binary_credential()
+    h = x.hex()
+    for cl in (f"'systemd.set_credential=entropy-gate.seed:{h}'",
+               f"systemd.set_credential='entropy-gate.seed:{h}'",
+               f"systemd.set_credential=entropy-gate.'seed':{h}",
+               f'systemd.set_credential="entropy-gate".seed:{h}',
+               f'"systemd.set_credential"=entropy-gate.seed:{h}',
+               f"ro rd.systemd.set-credential=entropy-gate.seed:{h}"):
+        e.new_boot()
+        e.set_cmdline(cl)
+        put_credential(e, h.encode())
+        e.run_seed("load")
+        check(h not in e.credited() and h.encode().hex() in e.mixed(),
+              f"a credential on the command line [{cl}] was credited", e.out)
+        check("kernel command line" in e.out, f"[{cl}]: message", e.out)
+
+
+@case
+def hex_with_a_stray_byte_is_never_credited(e):
+    # The same 256-bit secret in hex, replayed with one stray byte: never
+    # binary (528 bits from 256, under a hash its memory does not know).
+    h = binary_credential().hex()
+    put_credential(e, (h + "\n").encode())
+    e.run_seed("load")
+    check(e.credited() == [h], "the hex credential was not credited on its first boot", e.out)
+    for junk in (b"\n\x1a", b"\x1a", b"\x7f", b"\0\x01", b"\n\x1b\x1b", b"\x01" + os.urandom(32).hex().encode()):
+        e.new_boot()
+        data = h.encode() + junk
+        put_credential(e, data)
+        e.run_seed("load")
+        check(e.credited().count(h) == 1 and data.rstrip(b"\0\r\n").hex() not in e.credited()
+              and data.hex() in e.mixed(), f"hex + {junk[:4]!r} was credited", e.out)
+        check("it is text" in e.out, f"hex + {junk[:4]!r}: message", e.out)
+    # A fresh secret with a stray byte is not credited either.
+    e.new_boot()
+    data = binary_credential().hex().encode() + b"\n\x1a"
+    put_credential(e, data)
+    e.run_seed("load")
+    check(data.rstrip(b"\0\r\n").hex() not in e.credited() and bytes.fromhex(data[:64].decode()).hex()
+          not in e.credited() and data.hex() in e.mixed(), "fresh hex + ^Z was credited", e.out)
 
 
 TEXTS = {

@@ -178,6 +178,20 @@ static void test_write_atomic(void **state) {
         assert_int_equal(write_file_atomic_at(dfd, "d", "x", 1, 0600, WRITE_DURABLE), -EISDIR);
         assert_int_equal(fstatat(dfd, ".#d.new", &st, AT_SYMLINK_NOFOLLOW), -1);
 
+        /* A directory at the temporary name is not a leftover of ours:
+         * left alone, and -EEXIST says the name is in the way. */
+        char tmp[NAME_MAX + 1];
+        assert_int_equal(write_file_atomic_tmp_name("seed", tmp, sizeof(tmp)), 0);
+        assert_string_equal(tmp, ".#seed.new");
+        assert_int_equal(mkdirat(dfd, tmp, 0700), 0);
+        assert_int_equal(write_file_atomic_at(dfd, "seed", "x", 1, 0600, WRITE_DURABLE), -EEXIST);
+        assert_int_equal(fstatat(dfd, tmp, &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        assert_int_equal(read_file_at(dfd, "seed", 100, 0, &buf, &n, NULL), 0);
+        assert_memory_equal(buf, "new content", 11);
+        free(buf);
+        assert_int_equal(unlinkat(dfd, tmp, AT_REMOVEDIR), 0);
+
         /* Unlocked writers: a temporary name of their own, never a
          * leftover's, and the mode asked for. */
         assert_int_equal(write_file_atomic_at(dfd, "rec", "A=1\n", 4, 0644, WRITE_UNIQUE_TMP), 0);

@@ -113,7 +113,15 @@ static void test_bad_address(void **state) {
         longpath[0] = '/';
         longpath[sizeof(longpath) - 1] = 0;
         assert_int_equal(setenv("NOTIFY_SOCKET", longpath, 1), 0);
-        assert_int_equal(notify_send("READY=1"), -EINVAL);
+        assert_int_equal(notify_send("READY=1"), -ENAMETOOLONG);
+        /* The longest that fits is sent (and finds nobody). */
+        longpath[NOTIFY_SOCKET_MAX] = 0;
+        assert_int_equal(setenv("NOTIFY_SOCKET", longpath, 1), 0);
+        assert_int_equal(notify_send("READY=1"), -ENOENT);
+        longpath[NOTIFY_SOCKET_MAX] = 'x';
+        longpath[NOTIFY_SOCKET_MAX + 1] = 0;
+        assert_int_equal(setenv("NOTIFY_SOCKET", longpath, 1), 0);
+        assert_int_equal(notify_send("READY=1"), -ENAMETOOLONG);
         /* Nobody listening there: an error, never a silent success. */
         assert_int_equal(setenv("NOTIFY_SOCKET", "/nonexistent/eg-test-notify", 1), 0);
         assert_int_equal(notify_send("READY=1"), -ENOENT);
@@ -348,6 +356,37 @@ static void test_ready_fd(void **state) {
         assert_int_equal(notify_ready_fd(1000), -EBADF);
 }
 
+/* A supervisor that never reads its pipe: bounded, like every other
+ * notification, through the timer signals of the gate, and the fd closed;
+ * the pipe's blocking mode is as it was for whoever shares it. */
+static void test_ready_fd_full(void **state) {
+        struct sigaction sa = { .sa_handler = alarm_handler }, old; /* no SA_RESTART */
+        char fill[4096] = {};
+        int p[2], keep;
+        usec_t t0, elapsed;
+
+        assert_int_equal(pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+        while (write(p[1], fill, sizeof(fill)) > 0)
+                ;
+        assert_int_equal(fcntl(p[1], F_SETFL, 0), 0);
+        keep = dup(p[1]);
+        assert_true(keep >= 0);
+
+        assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+        (void) ualarm(50 * 1000, 50 * 1000);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        assert_int_equal(notify_ready_fd_timeout(p[1], 300 * USEC_PER_MSEC), -ETIMEDOUT);
+        elapsed = now_usec(CLOCK_MONOTONIC) - t0;
+        (void) ualarm(0, 0);
+        assert_int_equal(sigaction(SIGALRM, &old, NULL), 0);
+        assert_true(elapsed >= 300 * USEC_PER_MSEC);
+        assert_true(elapsed < 2 * USEC_PER_SEC);
+        assert_int_equal(fcntl(p[1], F_GETFD), -1);
+        assert_int_equal(fcntl(keep, F_GETFL) & O_NONBLOCK, 0);
+        (void) close(keep);
+        (void) close(p[0]);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_unset),
@@ -362,6 +401,7 @@ int main(void) {
                 cmocka_unit_test(test_full_queue_abstract),
                 cmocka_unit_test(test_full_queue_signals),
                 cmocka_unit_test(test_ready_fd),
+                cmocka_unit_test(test_ready_fd_full),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -85,19 +85,44 @@ static void test_isspace(void **state) {
         assert_false(proc_cmdline_isspace(0));
 }
 
-static void test_value_has_prefix(void **state) {
-        assert_true(proc_cmdline_value_has_prefix("systemd.set_credential=entropy-gate.seed:x", "systemd.set_credential",
-                                                  "entropy-gate.seed:"));
-        assert_true(proc_cmdline_value_has_prefix("a systemd.set-credential=other:y systemd.set_credential=entropy-gate.seed:x b",
-                                                  "systemd.set_credential", "entropy-gate.seed:"));
-        /* Everywhere, also after "--". */
-        assert_true(proc_cmdline_value_has_prefix("ro -- systemd.set_credential=entropy-gate.seed:x", "systemd.set_credential",
-                                                  "entropy-gate.seed:"));
-        assert_false(proc_cmdline_value_has_prefix("systemd.set_credential=other.seed:x", "systemd.set_credential",
-                                                   "entropy-gate.seed:"));
-        assert_false(proc_cmdline_value_has_prefix("systemd.set_credential_binary=entropy-gate.seed:x",
-                                                   "systemd.set_credential", "entropy-gate.seed:"));
-        assert_false(proc_cmdline_value_has_prefix("systemd.set_credential", "systemd.set_credential", ""));
+static void test_may_set_credential(void **state) {
+        static const char *const yes[] = {
+                "systemd.set_credential=entropy-gate.seed:x",
+                "a systemd.set-credential=other:y systemd.set_credential=entropy-gate.seed:x b",
+                "systemd.set_credential_binary=entropy-gate.seed:eA==",
+                "systemd.set-credential-binary=entropy-gate.seed:eA==",
+                "rd.systemd.set_credential=entropy-gate.seed:x",
+                /* Everywhere, also after "--". */
+                "ro -- systemd.set_credential=entropy-gate.seed:x",
+                /* Every spelling systemd's unquoting takes. */
+                "'systemd.set_credential=entropy-gate.seed:x'",
+                "\"systemd.set_credential=entropy-gate.seed:x\"",
+                "systemd.set_credential='entropy-gate.seed:x'",
+                "systemd.set_credential=\"entropy-gate.seed:x\"",
+                "systemd.set_credential=entropy-gate.'seed':x",
+                "systemd.set_credential=\"entropy-gate\".seed:x",
+                "\"systemd.set_credential\"=entropy-gate.seed:x",
+                "sys'temd.set_cred'ential=entropy-gate.seed'':x",
+                "systemd.set_credential=entropy-gate.seed\":x\"",
+        };
+        static const char *const no[] = {
+                "systemd.set_credential=other.seed:x",
+                "systemd.set_credential=entropy-gate.seedx:x",
+                "systemd.set_credential=entropy_gate.seed:x",
+                "systemd.set_credential",
+                "systemd.set_credential=entropy-gate.seed",
+                "systemd.set_credential=",
+                "",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+                print_message("%s\n", yes[i]);
+                assert_true(proc_cmdline_may_set_credential(yes[i], "entropy-gate.seed"));
+        }
+        for (size_t i = 0; i < ELEMENTSOF(no); i++) {
+                print_message("%s\n", no[i]);
+                assert_false(proc_cmdline_may_set_credential(no[i], "entropy-gate.seed"));
+        }
 }
 
 static void test_read_root(void **state) {
@@ -153,7 +178,7 @@ int main(void) {
                 cmocka_unit_test(test_get_key),
                 cmocka_unit_test(test_kernel_quoting),
                 cmocka_unit_test(test_isspace),
-                cmocka_unit_test(test_value_has_prefix),
+                cmocka_unit_test(test_may_set_credential),
                 cmocka_unit_test(test_read_root),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
