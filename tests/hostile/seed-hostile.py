@@ -148,10 +148,14 @@ def provision_directory_dotdot_in_image_config(e):
 
 
 # Without openat2() (before Linux 5.6, or a seccomp filter that says EPERM
-# or ENOSYS) the resolver's rules are applied by hand.
+# or ENOSYS) the resolver's rules are applied by hand; without statx() too
+# (before 4.11), mount IDs come from /proc/self/fdinfo.
 BY_HAND = [("openat2", "")] + ([(f"by hand ({err})", f"strace -f -qq -o /dev/null -e trace=openat2 "
                                                     f"-e inject=openat2:error={err} ")
-                                for err in ("ENOSYS", "EPERM")] if shutil.which("strace") else [])
+                                for err in ("ENOSYS", "EPERM")] +
+                               [("by hand, no statx", "strace -f -qq -o /dev/null -e trace=openat2,statx "
+                                                      "-e inject=openat2,statx:error=ENOSYS ")]
+                               if shutil.which("strace") else [])
 
 
 @case
