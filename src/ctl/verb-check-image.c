@@ -98,7 +98,8 @@ static void print_human(const char *root, const Config *config, const ImageFindi
                         printf(": %s\n    %s\n", TERMINAL_ESCAPE(f[i].detail),
                                f[i].state == IMAGE_SYMLINK ? "suspicious in an image: check it by hand" :
                                f[i].state == IMAGE_MOUNT_POINT ? "not checked: what is mounted there is not the "
-                               "image's own tree; --cross-mounts walks into it" : "check it by hand");
+                               "image's own tree; --cross-mounts walks into it if nothing outside the tree mounts it" :
+                               "check it by hand");
                 if (fr[i].fixed)
                         printf("    %sfixed:%s %s\n", ansi_green(), ansi_normal(), fixed_text(f + i, reset));
                 else {
