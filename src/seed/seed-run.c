@@ -851,11 +851,11 @@ static const char *mount_refusal(int r) {
  * be someone else's: every path, read or written, is resolved inside it
  * and, unless --cross-mounts, never through a mount point in it; with it,
  * never through a mount of a file system that is also mounted outside the
- * tree (root_set_tree()); every write is made relative to the directory fd
- * the resolver found. */
+ * tree (the rule root_set_tree() gave the root, which @tree only repeats);
+ * every write is made relative to the directory fd the resolver found. */
 int seed_provision(const SeedOptions *o) {
         _cleanup_close_ int dfd = -EBADF;
-        ChaseFlags tree = o->cross_mounts ? CHASE_MOUNTS_IN_TREE : CHASE_NO_XDEV;
+        ChaseFlags tree = o->cross_mounts ? 0 : CHASE_NO_XDEV;
         char mid_buf[PATH_MAX];
         const char *mid_shown = root_path_buf("/etc/machine-id", mid_buf) ?: "/etc/machine-id";
         Fresh fresh;
@@ -878,14 +878,11 @@ int seed_provision(const SeedOptions *o) {
                 etc = root_open_parent("/etc/machine-id", tree, name);
                 r = etc < 0 ? etc : write_file_atomic_at(etc, name, text, strlen(text), 0444, WRITE_DURABLE);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to write %s: %s%s", mid_shown,
-                                               r == CHASE_ERR_FOREIGN_MOUNT ? "refused" : strerror(-r),
-                                               mount_refusal(r));
+                        return log_error_errno(r, "Failed to write %s: %m%s", mid_shown, mount_refusal(r));
         } else {
                 machine_id_read(&m);
                 if (m.state == MACHINE_ID_INVALID && (m.error == -EXDEV || m.error == CHASE_ERR_FOREIGN_MOUNT))
-                        return log_error_errno(m.error, "Failed to read %s: %s%s", mid_shown,
-                                               m.error == -EXDEV ? strerror(EXDEV) : "refused", mount_refusal(m.error));
+                        return log_error_errno(m.error, "Failed to read %s: %m%s", mid_shown, mount_refusal(m.error));
                 if (m.state != MACHINE_ID_VALID)
                         return log_error_errno(-EINVAL, "%s is %s: a provisioned seed must be bound to the device's "
                                                "real machine-id (pass --machine-id=ID to set one)",
@@ -894,8 +891,7 @@ int seed_provision(const SeedOptions *o) {
 
         dfd = seed_dir_open_locked(o->seed_dir, tree, SEED_LOCK_TIMEOUT_USEC, &dst);
         if (dfd < 0)
-                return log_error_errno(dfd, "Failed to open and lock seed directory %s: %s%s", o->seed_dir_shown,
-                                       dfd == CHASE_ERR_FOREIGN_MOUNT ? "refused" : strerror(-dfd),
+                return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m%s", o->seed_dir_shown,
                                        mount_refusal(dfd));
         /* Rule 6 on the device: root's, and no one else's; on the fd. */
         if ((dst.uid != 0 && fchown(dfd, 0, 0) < 0) || ((dst.mode & 077) != 0 && fchmod(dfd, 0700) < 0))

@@ -469,6 +469,13 @@ int chase_open_by_hand_at(int root_fd, const char *path, ChaseFlags flags) {
 static int chase_plain(int root_fd, const char *path, ChaseFlags flags) {
         int fd;
 
+        /* A walk from the tree's root takes the tree's rule, whichever
+         * entry point it came by; CHASE_NO_XDEV wins over
+         * CHASE_MOUNTS_IN_TREE, whoever asked for which. */
+        if (root_tree && root_fd == root_dfd)
+                flags |= root_tree_flags;
+        if (flags & CHASE_NO_XDEV)
+                flags &= ~CHASE_MOUNTS_IN_TREE;
         if (flags & CHASE_MOUNTS_IN_TREE)
                 /* A rule the kernel does not know. */
                 return chase_by_hand(root_fd, path, flags);
@@ -536,23 +543,16 @@ int chase_open_at(int root_fd, const char *path, ChaseFlags flags) {
         return chase_plain(root_fd, path, flags & ~CHASE_MKDIR);
 }
 
-/* A tree tool's flags, added to a caller's: CHASE_NO_XDEV wins over
- * CHASE_MOUNTS_IN_TREE, whoever asked for which. */
-static ChaseFlags root_flags(ChaseFlags flags) {
-        flags |= root_tree_flags;
-        return flags & CHASE_NO_XDEV ? flags & ~CHASE_MOUNTS_IN_TREE : flags;
-}
-
 int root_open(const char *path, ChaseFlags flags) {
         int fd = root_fd();
 
-        return fd < 0 ? fd : chase_open_at(fd, path, root_flags(flags));
+        return fd < 0 ? fd : chase_open_at(fd, path, flags);
 }
 
 int root_open_parent(const char *path, ChaseFlags flags, char ret_name[static NAME_MAX + 1]) {
         int fd = root_fd();
 
-        return fd < 0 ? fd : chase_parent_at(fd, path, root_flags(flags), ret_name);
+        return fd < 0 ? fd : chase_parent_at(fd, path, flags, ret_name);
 }
 
 int root_open_follow(const char *path) {

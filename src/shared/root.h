@@ -94,7 +94,7 @@ int chase_open_by_hand_at(int root_fd, const char *path, ChaseFlags flags);
 int chase_parent_at(int root_fd, const char *path, ChaseFlags flags, char ret_name[static NAME_MAX + 1]);
 
 /* The root is an image's tree, for the tree tools (provision,
- * check-image): every root_open*() below adds @flags (CHASE_NO_XDEV, or
+ * check-image): every walk from root_fd() adds @flags (CHASE_NO_XDEV, or
  * CHASE_MOUNTS_IN_TREE with --cross-mounts), for reads as for writes, and
  * what only a running system has is never read in it (its /proc/cmdline
  * would be the build host's, or nothing). Until the next root_set(). */
@@ -103,7 +103,7 @@ void root_set_tree(ChaseFlags flags);
 /* Whether root_set_tree() was called for the current root. */
 bool root_is_tree(void);
 
-/* The same below root_fd(), with root_set_tree()'s flags. */
+/* The same below root_fd(). */
 int root_open(const char *path, ChaseFlags flags);
 int root_open_parent(const char *path, ChaseFlags flags, char ret_name[static NAME_MAX + 1]);
 
