@@ -147,12 +147,10 @@ void image_findings_free(ImageFinding *findings, size_t n) {
 
 /* ---- The tree: every step through the resolver ---- */
 
-/* The root, and what it takes to stay on its mount. */
+/* The root, and the rule for the mounts in it. */
 typedef struct Tree {
         int fd;
         ImageFlags flags;
-        dev_t dev;
-        uint64_t mnt_id;             /* 0: unknown (no statx, or a kernel before 5.8) */
 } Tree;
 
 /* What an entry is, without following it or opening it. */
@@ -164,8 +162,6 @@ typedef struct Node {
         uid_t uid;
         gid_t gid;
         off_t size;
-        uint64_t mnt_id;             /* 0: unknown */
-        bool mount_root;             /* the root of a mount: a mount point, as seen from its parent */
 } Node;
 
 /* @name below @dfd (NULL: @dfd itself), never followed, never automounted. */
@@ -174,7 +170,7 @@ static int node_at(int dfd, const char *name, Node *ret) {
         struct stat st;
 
         if (statx(dfd, name ?: "", (name ? 0 : AT_EMPTY_PATH) | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-                  STATX_BASIC_STATS | STATX_MNT_ID, &sx) >= 0) {
+                  STATX_BASIC_STATS, &sx) >= 0) {
                 *ret = (Node) {
                         .mode = sx.stx_mode,
                         .dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
@@ -183,17 +179,12 @@ static int node_at(int dfd, const char *name, Node *ret) {
                         .uid = sx.stx_uid,
                         .gid = sx.stx_gid,
                         .size = (off_t) sx.stx_size,
-                        .mnt_id = sx.stx_mask & STATX_MNT_ID ? sx.stx_mnt_id : 0,
-                        .mount_root = (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-                                (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT),
                 };
                 return 0;
         }
         if (errno != ENOSYS)
                 return negative_errno();
-        /* Before Linux 4.11: the device number alone tells file systems
-         * apart (a bind mount within one is then caught by the resolver
-         * only where the kernel resolves). */
+        /* Before Linux 4.11. */
         if (fstatat(dfd, name ?: "", &st, (name ? 0 : AT_EMPTY_PATH) | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) < 0)
                 return negative_errno();
         *ret = (Node) { .mode = st.st_mode, .dev = st.st_dev, .ino = st.st_ino, .nlink = st.st_nlink,
@@ -224,23 +215,27 @@ static uint64_t handle_at(int dfd, const char *name) {
 }
 
 static int tree_init(Tree *t, int root_fd, ImageFlags flags) {
-        Node n;
-        int r;
-
-        r = node_at(root_fd, NULL, &n);
-        if (r < 0)
-                return r;
-        *t = (Tree) { .fd = root_fd, .flags = flags, .dev = n.dev, .mnt_id = n.mnt_id };
+        *t = (Tree) { .fd = root_fd, .flags = flags };
         return 0;
 }
 
-/* Whether @n, below the root, is on another mount than the root: a mount
- * point, a bind mount (same file system, another mount), or another file
- * system. */
-static bool tree_crosses(const Tree *t, const Node *n) {
-        if (t->flags & IMAGE_CROSS_MOUNTS)
-                return false;
-        return n->mount_root || n->dev != t->dev || (n->mnt_id != 0 && t->mnt_id != 0 && n->mnt_id != t->mnt_id);
+/* The resolver's rule for mount points (root.h): none crossed, or with
+ * --cross-mounts only those of file systems mounted nowhere outside the
+ * tree. */
+static ChaseFlags tree_mount_rule(const Tree *t) {
+        return t->flags & IMAGE_CROSS_MOUNTS ? CHASE_MOUNTS_IN_TREE : CHASE_NO_XDEV;
+}
+
+/* Whether @name below @dfd (not followed: a symlink is no mount) may be
+ * reached from @dfd under that rule: 0, -EXDEV, CHASE_ERR_FOREIGN_MOUNT or
+ * -errno. A file or directory mounted over the name is another mount. */
+static int tree_check_name(const Tree *t, int dfd, const char *name) {
+        _cleanup_close_ int fd = -EBADF;
+
+        fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        return chase_check_step(t->fd, dfd, fd, tree_mount_rule(t));
 }
 
 /* A name the walk may take: one component, never "." or "..". */
@@ -290,10 +285,15 @@ static int set_symlink(ImageFinding *f, int dfd, const char *name, const char *w
         return set_detail(f, "/%s is a symlink to %s: not followed", f->where, target);
 }
 
-static int set_mount_point(ImageFinding *f, const char *walked, size_t len) {
+/* @r: -EXDEV or CHASE_ERR_FOREIGN_MOUNT. */
+static int set_mount_point(ImageFinding *f, int r, const char *walked, size_t len) {
         f->state = IMAGE_MOUNT_POINT;
         if (set_where(f, walked, len) < 0)
                 return -ENOMEM;
+        if (r == CHASE_ERR_FOREIGN_MOUNT)
+                return set_detail(f, "/%s is a mount point of a file system that is also mounted outside the "
+                                  "tree (a directory of this system's, bound in?), or this system's root: never "
+                                  "crossed, even with --cross-mounts", f->where);
         return set_detail(f, "/%s is a mount point (another file system, or a bind mount): not crossed "
                           "without --cross-mounts", f->where);
 }
@@ -315,25 +315,25 @@ static int step_dir(const Tree *t, int dfd, const char *name, const char *walked
 
         if (!name_is_plain(name))
                 return set_unusual(f, -EINVAL, walked, len) < 0 ? -ENOMEM : -EINVAL;
+        /* One component: the mount rule is held below, against the tree's
+         * root (the resolver would hold it against @dfd's). */
         fd = chase_open_at(dfd, name, CHASE_NOFOLLOW | CHASE_NO_SYMLINKS | CHASE_DIRECTORY |
                            (t->flags & IMAGE_CROSS_MOUNTS ? 0 : CHASE_NO_XDEV));
         if (fd == -ENOENT)
                 return fd;
         if (fd == -EXDEV)
-                return set_mount_point(f, walked, len) < 0 ? -ENOMEM : -EXDEV;
+                return set_mount_point(f, fd, walked, len) < 0 ? -ENOMEM : -EXDEV;
         if (fd < 0) {
                 if (node_at(dfd, name, &n) >= 0 && S_ISLNK(n.mode))
                         return set_symlink(f, dfd, name, walked, len) < 0 ? -ENOMEM : -ELOOP;
                 return set_unusual(f, fd, walked, len) < 0 ? -ENOMEM : fd;
         }
-        /* Also where the resolver could only compare device numbers (no
-         * openat2()): a bind mount within one file system. */
-        r = node_at(fd, NULL, &n);
-        if (r < 0 || tree_crosses(t, &n)) {
+        r = chase_check_step(t->fd, dfd, fd, tree_mount_rule(t));
+        if (r < 0) {
                 safe_close(fd);
-                if (r < 0)
-                        return set_unusual(f, r, walked, len) < 0 ? -ENOMEM : r;
-                return set_mount_point(f, walked, len) < 0 ? -ENOMEM : -EXDEV;
+                if (r == -EXDEV || r == CHASE_ERR_FOREIGN_MOUNT)
+                        return set_mount_point(f, r, walked, len) < 0 ? -ENOMEM : -EXDEV;
+                return set_unusual(f, r, walked, len) < 0 ? -ENOMEM : r;
         }
         return fd;
 }
@@ -420,8 +420,7 @@ static int open_found(const Tree *t, int dfd, const char *name, const Node *n) {
         struct stat st;
         int fd;
 
-        fd = chase_open_at(dfd, name, CHASE_NOFOLLOW | CHASE_NO_SYMLINKS |
-                           (t->flags & IMAGE_CROSS_MOUNTS ? 0 : CHASE_NO_XDEV));
+        fd = chase_open_at(dfd, name, CHASE_NOFOLLOW | CHASE_NO_SYMLINKS | tree_mount_rule(t));
         if (fd < 0)
                 return fd;
         if (fstat(fd, &st) < 0 || st.st_dev != n->dev || st.st_ino != n->ino || !S_ISREG(st.st_mode)) {
@@ -502,9 +501,16 @@ static int look_at(const Tree *t, int dfd, const ImageCheck *c, const char *path
                 f->state = IMAGE_UNUSUAL;
                 return set_detail(f, "cannot stat it: %s", strerror(-r));
         }
-        if (!S_ISLNK(node.mode) && tree_crosses(t, &node))
+        if (!S_ISLNK(node.mode)) {
                 /* A file or directory mounted over this name. */
-                return set_mount_point(f, path, strlen(path));
+                r = tree_check_name(t, dfd, name);
+                if (r == -EXDEV || r == CHASE_ERR_FOREIGN_MOUNT)
+                        return set_mount_point(f, r, path, strlen(path));
+                if (r < 0) {
+                        f->state = IMAGE_UNUSUAL;
+                        return set_detail(f, "cannot look at it: %s", strerror(-r));
+                }
+        }
         f->dev = node.dev;
         f->ino = node.ino;
         f->handle = handle_at(dfd, name);
@@ -899,8 +905,11 @@ int image_fix_one(int root_fd, ImageFlags flags, const ImageFinding *f, MachineI
         r = node_at(dfd, name, &node);
         if (r < 0)
                 return r;
-        if (!S_ISLNK(node.mode) && tree_crosses(&t, &node))
-                return -EXDEV;
+        if (!S_ISLNK(node.mode)) {
+                r = tree_check_name(&t, dfd, name);
+                if (r < 0)
+                        return r == CHASE_ERR_FOREIGN_MOUNT ? -EXDEV : r;
+        }
         /* The very file that was found: not another one put there since. */
         if (node.dev != f->dev || node.ino != f->ino || handle_at(dfd, name) != f->handle)
                 return -ESTALE;

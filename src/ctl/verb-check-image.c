@@ -19,42 +19,18 @@ typedef struct FixResult {
         int error;                   /* < 0: why the fix failed */
 } FixResult;
 
-/* Whether reading the image's configuration would take us across a mount
- * point in the tree (ROOT/etc a bind mount of this system's /etc): then
- * it is not read at all, as nothing else there is. 1, 0 or -errno. */
-static int config_crosses_mounts(int image_fd) {
-        static const char *const paths[] = { CONF_FILE, CONF_DROPIN_DIR };
-
-        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
-                int fd = chase_open_at(image_fd, paths[i], CHASE_NO_XDEV);
-
-                if (fd == -EXDEV)
-                        return 1;
-                safe_close(fd);
-        }
-        return 0;
-}
-
 /* The image's configuration, read inside it (links followed, never out of
- * it), from the very directory @image_fd is. */
+ * it), from the very directory @image_fd is, under the tree's mount rule
+ * (root_set_tree()): a file or drop-in across a mount point it does not
+ * cross is unreadable, and the configuration broken. */
 static int load_image_config(const char *root, int image_fd, bool cross_mounts, Config *ret) {
         struct stat a, b;
         int r;
 
-        if (!cross_mounts) {
-                r = config_crosses_mounts(image_fd);
-                if (r > 0) {
-                        r = config_init(ret);
-                        if (r < 0)
-                                return r;
-                        ret->broken = strdup("the way to the configuration crosses a mount point in the tree, "
-                                             "not read without --cross-mounts");
-                        return ret->broken ? 0 : -ENOMEM;
-                }
-        }
         r = root_set(root);
         if (r < 0)
                 return r;
+        root_set_tree(cross_mounts ? CHASE_MOUNTS_IN_TREE : CHASE_NO_XDEV);
         /* ROOT opened twice: the same directory both times, or nothing. */
         r = root_fd();
         if (r >= 0 && fstat(r, &b) < 0)
@@ -122,7 +98,8 @@ static void print_human(const char *root, const Config *config, const ImageFindi
                         printf(": %s\n    %s\n", TERMINAL_ESCAPE(f[i].detail),
                                f[i].state == IMAGE_SYMLINK ? "suspicious in an image: check it by hand" :
                                f[i].state == IMAGE_MOUNT_POINT ? "not checked: what is mounted there is not the "
-                               "image's own tree; --cross-mounts walks into it" : "check it by hand");
+                               "image's own tree; --cross-mounts walks into it if nothing outside the tree mounts it" :
+                               "check it by hand");
                 if (fr[i].fixed)
                         printf("    %sfixed:%s %s\n", ansi_green(), ansi_normal(), fixed_text(f + i, reset));
                 else {

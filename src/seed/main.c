@@ -193,6 +193,13 @@ int entropy_seed_main(int argc, char *argv[]) {
                 }
         }
 
+        /* provision works on a tree, not a system: everything it reads or
+         * writes there stays on the tree's mount (or, with --cross-mounts,
+         * on file systems mounted nowhere else), and the tree's /proc is
+         * not its kernel's. */
+        if (verb->needs_root)
+                root_set_tree(arg_cross_mounts ? CHASE_MOUNTS_IN_TREE : CHASE_NO_XDEV);
+
         /* Layers, lowest precedence first: defaults, configuration files,
          * the kernel command line, options. */
         r = config_load(&config, log_config_warning, NULL);

@@ -905,11 +905,20 @@ int seed_save(const SeedOptions *o) {
 }
 
 #if ENTROPY_GATE_PROVISION
+/* Why a mount on the way stopped provision, for its message. */
+static const char *mount_refusal(int r) {
+        return r == -EXDEV ? " (a mount point on the way; --cross-mounts allows it)" :
+               r == CHASE_ERR_FOREIGN_MOUNT ? " (a mount on the way is of a file system also mounted outside the "
+               "tree, or is this system's root: never crossed, even with --cross-mounts)" : "";
+}
+
 /* For image builders: a fresh creditable seed in ROOT's seed directory,
  * bound to the machine-id of the device that will boot it. The tree may
- * be someone else's: every path is resolved inside it and, unless
- * --cross-mounts, never through a mount point in it; every write is made
- * relative to the directory fd the resolver found. */
+ * be someone else's: every path, read or written, is resolved inside it
+ * and, unless --cross-mounts, never through a mount point in it; with it,
+ * never through a mount of a file system that is also mounted outside the
+ * tree (the rule root_set_tree() gave the root, which @tree only repeats);
+ * every write is made relative to the directory fd the resolver found. */
 int seed_provision(const SeedOptions *o) {
         _cleanup_close_ int dfd = -EBADF;
         ChaseFlags tree = o->cross_mounts ? 0 : CHASE_NO_XDEV;
@@ -935,10 +944,11 @@ int seed_provision(const SeedOptions *o) {
                 etc = root_open_parent("/etc/machine-id", tree, name);
                 r = etc < 0 ? etc : write_file_atomic_at(etc, name, text, strlen(text), 0444, WRITE_DURABLE);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to write %s: %m%s", mid_shown,
-                                               r == -EXDEV ? " (a mount point on the way; --cross-mounts allows it)" : "");
+                        return log_error_errno(r, "Failed to write %s: %m%s", mid_shown, mount_refusal(r));
         } else {
                 machine_id_read(&m);
+                if (m.state == MACHINE_ID_INVALID && (m.error == -EXDEV || m.error == CHASE_ERR_FOREIGN_MOUNT))
+                        return log_error_errno(m.error, "Failed to read %s: %m%s", mid_shown, mount_refusal(m.error));
                 if (m.state != MACHINE_ID_VALID)
                         return log_error_errno(-EINVAL, "%s is %s: a provisioned seed must be bound to the device's "
                                                "real machine-id (pass --machine-id=ID to set one)",
@@ -948,7 +958,7 @@ int seed_provision(const SeedOptions *o) {
         dfd = seed_dir_open_locked(o->seed_dir, tree, SEED_LOCK_TIMEOUT_USEC, &dst);
         if (dfd < 0)
                 return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m%s", o->seed_dir_shown,
-                                       dfd == -EXDEV ? " (a mount point on the way; --cross-mounts allows it)" : "");
+                                       mount_refusal(dfd));
         /* Rule 6 on the device: root's, and no one else's; on the fd. */
         if ((dst.uid != 0 && fchown(dfd, 0, 0) < 0) || ((dst.mode & 077) != 0 && fchmod(dfd, 0700) < 0))
                 return log_error_errno(errno, "Failed to make %s root's with mode 0700: %m", o->seed_dir_shown);

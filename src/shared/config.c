@@ -403,6 +403,8 @@ static const char *read_error_string(int r) {
                r == -EBADMSG ? "contains a NUL byte" :
                r == -EISDIR || r == -EBADFD ? "not a regular file" :
                r == -ELOOP ? "a symbolic link" :
+               r == -EXDEV ? "behind a mount point in the tree, not crossed" :
+               r == CHASE_ERR_FOREIGN_MOUNT ? "behind a mount of a file system also mounted outside the tree, never crossed" :
                strerror(-r);
 }
 

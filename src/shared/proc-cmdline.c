@@ -37,6 +37,13 @@ int proc_cmdline_read_into(char *buf, size_t size) {
         if (size < 2)
                 return -EINVAL;
         max = MIN(size, (size_t) CMDLINE_MAX + 2) - 2;
+        if (root_is_tree()) {
+                /* An image's kernel command line is its boot loader's, and
+                 * cannot be known from its tree; a procfs mounted there
+                 * (a chroot build) is the build host's. */
+                buf[0] = 0;
+                return 0;
+        }
         if (root_get())
                 r = read_in_root(max, buf, &n);
         else

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #if __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
 #endif
 
+#include "io-util.h"
 #include "macro.h"
 #include "root.h"
 
@@ -19,6 +23,8 @@
 static char root_dir_buf[PATH_MAX];
 static const char *root_dir;
 static int root_dfd = -EBADF;
+static ChaseFlags root_tree_flags;
+static bool root_tree;
 
 int root_set(const char *dir) {
         size_t l;
@@ -26,6 +32,8 @@ int root_set(const char *dir) {
 
         root_dir = NULL;
         root_dfd = safe_close(root_dfd);
+        root_tree = false;
+        root_tree_flags = 0;
         if (!dir)
                 return 0;
         l = strlen(dir);
@@ -44,6 +52,15 @@ int root_set(const char *dir) {
         root_dir = root_dir_buf;
         root_dfd = fd;
         return 0;
+}
+
+void root_set_tree(ChaseFlags flags) {
+        root_tree = true;
+        root_tree_flags = flags & (CHASE_NO_XDEV | CHASE_MOUNTS_IN_TREE);
+}
+
+bool root_is_tree(void) {
+        return root_tree;
 }
 
 const char *root_get(void) {
@@ -109,11 +126,208 @@ static int chase_kernel(int root_fd, const char *path, ChaseFlags flags) {
 #endif
 }
 
+/* /proc/self/fdinfo/FD says "mnt_id:\tN" since Linux 3.15: where statx()
+ * cannot say (before 5.8, or a libc without it). */
+static int fdinfo_mount_id(int fd, uint64_t *ret) {
+        char path[64], buf[4096];
+        const char *p;
+        size_t n;
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        r = read_virtual_file_into(path, sizeof(buf) - 2, buf, &n);
+        if (r == -ENOENT)
+                /* No /proc: nothing to ask. */
+                return -EOPNOTSUPP;
+        if (r < 0)
+                return r;
+        for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+                if (strncmp(p, "mnt_id:", 7) == 0) {
+                        char *end;
+                        unsigned long long v;
+
+                        errno = 0;
+                        v = strtoull(p + 7, &end, 10);
+                        if (errno != 0 || end == p + 7 || (*end != '\n' && *end != 0))
+                                return -EBADMSG;
+                        *ret = v;
+                        return 0;
+                }
+        return -EOPNOTSUPP;
+}
+
+int fd_mount_id(int fd, uint64_t *ret) {
+#ifdef STATX_MNT_ID
+        struct statx sx;
+
+        if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) >= 0 &&
+            (sx.stx_mask & STATX_MNT_ID)) {
+                *ret = sx.stx_mnt_id;
+                return 0;
+        }
+#endif
+        return fdinfo_mount_id(fd, ret);
+}
+
+/* Octal escapes of mountinfo (\040 for a space, \011, \012, \134) undone in place. */
+static void mountinfo_unescape(char *s) {
+        char *w = s;
+
+        for (char *r = s; *r;) {
+                if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' &&
+                    r[3] <= '7') {
+                        *w++ = (char) ((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
+                        r += 4;
+                } else
+                        *w++ = *r++;
+        }
+        *w = 0;
+}
+
+/* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...".
+ * The mount point is unescaped in place. */
+static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **ret_where) {
+        unsigned maj, min;
+        uint64_t id;
+        int k = 0;
+        char *where, *end;
+
+        if (sscanf(line, "%" SCNu64 " %*u %u:%u %*s %n", &id, &maj, &min, &k) < 3 || k == 0)
+                return -EBADMSG;
+        where = line + k;
+        end = strchr(where, ' ');
+        if (!end || where[0] != '/')
+                return -EBADMSG;
+        *end = 0;
+        mountinfo_unescape(where);
+        *ret_id = id;
+        *ret_dev = makedev(maj, min);
+        *ret_where = where;
+        return 0;
+}
+
+/* More mounts than any system has: a file that long is not read to its end. */
+#define MOUNTINFO_LINES_MAX 65536U
+
+/* Whether the mount @mnt_id is of a file system mounted nowhere but at or
+ * below @tree (a canonical path, as this process sees it; mountinfo spells
+ * mount points the same way): 1, 0, or -errno (no /proc, an unreadable or
+ * overlong mountinfo: the caller refuses). Two passes: the mount's device,
+ * then every mount of that device. */
+static int mount_in_tree(uint64_t mnt_id, const char *tree) {
+        size_t tl = strlen(tree);
+        dev_t dev = 0;
+        bool found = false;
+        int r = 1;
+
+        for (int pass = 0; pass < 2 && r > 0; pass++) {
+                _cleanup_free_ char *line = NULL;
+                size_t allocated = 0;
+                unsigned lines = 0;
+                FILE *f;
+
+                f = fopen("/proc/self/mountinfo", "re");
+                if (!f)
+                        return negative_errno();
+                while (r > 0 && getline(&line, &allocated, f) > 0) {
+                        uint64_t id;
+                        dev_t d;
+                        char *where;
+
+                        if (++lines > MOUNTINFO_LINES_MAX) {
+                                r = -E2BIG;
+                                break;
+                        }
+                        if (mountinfo_parse(line, &id, &d, &where) < 0) {
+                                r = -EBADMSG;
+                                break;
+                        }
+                        if (pass == 0) {
+                                if (id == mnt_id) {
+                                        dev = d;
+                                        found = true;
+                                        break;
+                                }
+                                continue;
+                        }
+                        if (d != dev)
+                                continue;
+                        if (!(streq(tree, "/") ||
+                              (strncmp(where, tree, tl) == 0 && (where[tl] == 0 || where[tl] == '/'))))
+                                r = 0;
+                }
+                if (r > 0 && ferror(f))
+                        r = -EIO;
+                fclose(f);
+                if (r > 0 && pass == 0 && !found)
+                        /* Not in our view of the mounts (another namespace's, or gone). */
+                        r = 0;
+        }
+        return r;
+}
+
+/* The path of the directory @fd, as this process sees it. */
+static int fd_dir_path(int fd, char ret[static PATH_MAX]) {
+        char proc[64];
+        struct stat st;
+        ssize_t n;
+
+        /* A removed directory reads as "PATH (deleted)": no path at all. */
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISDIR(st.st_mode) || st.st_nlink == 0)
+                return -ENOENT;
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        n = readlink(proc, ret, PATH_MAX);
+        if (n < 0)
+                return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
+        if (n >= PATH_MAX)
+                return -ENAMETOOLONG;
+        ret[n] = 0;
+        return ret[0] == '/' ? 0 : -ENOENT;
+}
+
+int chase_check_step(int root_fd, int from_fd, int fd, ChaseFlags flags) {
+        char tree[PATH_MAX];
+        struct stat a, b;
+        uint64_t ma, mb;
+        int r;
+
+        if (!(flags & (CHASE_NO_XDEV | CHASE_MOUNTS_IN_TREE)))
+                return 0;
+        if (fstat(from_fd, &a) < 0 || fstat(fd, &b) < 0)
+                return negative_errno();
+        if (flags & CHASE_NO_XDEV) {
+                /* Another device is another mount; the same device may be
+                 * another mount too (a bind mount): the mount IDs say.
+                 * Where nothing says, any step may leave the tree's mount. */
+                if (a.st_dev != b.st_dev || fd_mount_id(from_fd, &ma) < 0 || fd_mount_id(fd, &mb) < 0 || ma != mb)
+                        return -EXDEV;
+                return 0;
+        }
+
+        /* CHASE_MOUNTS_IN_TREE. This system's root is refused wherever it is
+         * met, whichever mount leads there. */
+        r = fd_is_system_root(fd);
+        if (r != 0)
+                return r < 0 ? r : CHASE_ERR_FOREIGN_MOUNT;
+        if (a.st_dev == b.st_dev && fd_mount_id(from_fd, &ma) >= 0 && fd_mount_id(fd, &mb) >= 0 && ma == mb)
+                return 0;
+        /* A mount point (or nothing can tell): only onto a file system that
+         * nothing outside the tree reaches, so that no write through it can
+         * land in a directory of this system's. Both fds are held: the
+         * mount IDs compared cannot be reused meanwhile. */
+        if (fd_mount_id(fd, &mb) < 0 || fd_dir_path(root_fd, tree) < 0)
+                return CHASE_ERR_FOREIGN_MOUNT;
+        r = mount_in_tree(mb, tree);
+        return r > 0 ? 0 : CHASE_ERR_FOREIGN_MOUNT;
+}
+
 /* Reopen the directory @resolved ("a/b/c", components already found to
  * be directories, not links) from @root_fd, after a ".." took the walk one
  * step up: going back down from the root cannot leave it, where opening
  * ".." of a directory that a rename moved out of the root would. */
-static int reopen_resolved(int root_fd, const char *resolved, ChaseFlags flags, dev_t dev) {
+static int reopen_resolved(int root_fd, const char *resolved, ChaseFlags flags) {
         _cleanup_close_ int dir = -EBADF;
         char buf[PATH_MAX], *p, *name;
 
@@ -122,8 +336,7 @@ static int reopen_resolved(int root_fd, const char *resolved, ChaseFlags flags, 
                 return negative_errno();
         snprintf(buf, sizeof(buf), "%s", resolved);
         for (p = buf; *p;) {
-                struct stat st;
-                int fd;
+                int fd, r;
 
                 name = p;
                 p = strchrnul(p, '/');
@@ -132,28 +345,27 @@ static int reopen_resolved(int root_fd, const char *resolved, ChaseFlags flags, 
                 fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0)
                         return errno == ELOOP ? -ESTALE : negative_errno();
+                r = chase_check_step(root_fd, dir, fd, flags);
                 safe_close(dir);
                 dir = fd;
-                if ((flags & CHASE_NO_XDEV) && (fstat(dir, &st) < 0 || st.st_dev != dev))
-                        return -EXDEV;
+                if (r < 0)
+                        return r;
         }
         return TAKE_FD(dir);
 }
 
 /* The same rules by hand: one component at a time, each opened O_NOFOLLOW
  * relative to the directory before it. A symlink's target replaces it
- * (from the root when absolute). Mount points are recognized by st_dev
- * only: a bind mount within one file system is caught where the kernel
- * resolves (RESOLVE_NO_XDEV), which every kernel since 5.6 does. */
+ * (from the root when absolute). Each step is held to the mount rule
+ * (chase_check_step()) before anything is opened below it: a bind mount
+ * within one file system is a mount point here as it is to
+ * RESOLVE_NO_XDEV. */
 static int chase_by_hand(int root_fd, const char *path, ChaseFlags flags) {
         _cleanup_close_ int dir = -EBADF;
         char todo[2 * PATH_MAX], resolved[PATH_MAX] = "", target[PATH_MAX], *p;
         size_t resolved_len = 0;
         unsigned links = 0;
-        struct stat root_st;
 
-        if (fstat(root_fd, &root_st) < 0)
-                return negative_errno();
         if (strlen(path) >= PATH_MAX)
                 return -ENAMETOOLONG;
         snprintf(todo, sizeof(todo), "%s", path);
@@ -193,7 +405,7 @@ static int chase_by_hand(int root_fd, const char *path, ChaseFlags flags) {
                         resolved_len = up ? (size_t) (up - resolved) : 0;
                         resolved[resolved_len] = 0;
                         safe_close(dir);
-                        dir = reopen_resolved(root_fd, resolved, flags, root_st.st_dev);
+                        dir = reopen_resolved(root_fd, resolved, flags);
                         if (dir < 0)
                                 return dir;
                         continue;
@@ -203,8 +415,9 @@ static int chase_by_hand(int root_fd, const char *path, ChaseFlags flags) {
                 fd = openat(dir, name, last ? open_flags(flags) | O_NOFOLLOW | (slash ? O_DIRECTORY : 0) :
                                               O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
                 if (fd >= 0) {
-                        if ((flags & CHASE_NO_XDEV) && (fstat(fd, &st) < 0 || st.st_dev != root_st.st_dev))
-                                return -EXDEV;
+                        k = chase_check_step(root_fd, dir, fd, flags);
+                        if (k < 0)
+                                return k;
                         if (last)
                                 return TAKE_FD(fd);
                         k = snprintf(resolved + resolved_len, sizeof(resolved) - resolved_len, "%s%s",
@@ -254,7 +467,19 @@ int chase_open_by_hand_at(int root_fd, const char *path, ChaseFlags flags) {
 /* CHASE_DIRECTORY is O_DIRECTORY on every last open, by the kernel and by
  * hand (a link's target is opened with it too): no fstat() after. */
 static int chase_plain(int root_fd, const char *path, ChaseFlags flags) {
-        int fd = chase_kernel(root_fd, path, flags);
+        int fd;
+
+        /* A walk from the tree's root takes the tree's rule, whichever
+         * entry point it came by; CHASE_NO_XDEV wins over
+         * CHASE_MOUNTS_IN_TREE, whoever asked for which. */
+        if (root_tree && root_fd == root_dfd)
+                flags |= root_tree_flags;
+        if (flags & CHASE_NO_XDEV)
+                flags &= ~CHASE_MOUNTS_IN_TREE;
+        if (flags & CHASE_MOUNTS_IN_TREE)
+                /* A rule the kernel does not know. */
+                return chase_by_hand(root_fd, path, flags);
+        fd = chase_kernel(root_fd, path, flags);
 
         return fd == -ENOSYS ? chase_by_hand(root_fd, path, flags) : fd;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The directory every system path is taken relative to: "/" on a running
  * system; an image's tree with entropy-seed --root= and entropyctl --root=
@@ -47,7 +49,11 @@ typedef enum ChaseFlags {
         CHASE_NOFOLLOW    = 1 << 0,
         /* Never cross a mount point on the way (bind mounts included):
          * -EXDEV. For the tree tools (check-image, provision), which work on
-         * a tree and nothing mounted into it. */
+         * a tree and nothing mounted into it. Mount points are told apart
+         * by their mount ID (statx(STATX_MNT_ID), else the mnt_id: line of
+         * /proc/self/fdinfo, Linux 3.15), never by the device number alone
+         * (a bind mount keeps it): where neither says, every step might be
+         * a mount point, and every step is -EXDEV. */
         CHASE_NO_XDEV     = 1 << 1,
         /* A symlink anywhere on the way is -ELOOP. */
         CHASE_NO_SYMLINKS = 1 << 2,
@@ -56,7 +62,20 @@ typedef enum ChaseFlags {
         /* With CHASE_DIRECTORY: create the last component (mode 0700) when
          * it is missing; its parent must exist. */
         CHASE_MKDIR       = 1 << 4,
+        /* The tree tools' --cross-mounts: a mount point may be crossed, but
+         * only onto a file system mounted nowhere outside the tree (a
+         * separate /var, an ESP, a tmpfs mounted into the image), never onto
+         * one this system uses elsewhere (a bind mount of a host directory,
+         * the host's root bound in), and never to a directory that is this
+         * system's root: CHASE_ERR_FOREIGN_MOUNT. Always by hand: the kernel
+         * has no such rule. */
+        CHASE_MOUNTS_IN_TREE = 1 << 5,
 } ChaseFlags;
+
+/* CHASE_MOUNTS_IN_TREE refused a mount on the way: a file system that is
+ * also mounted outside the tree (or cannot be shown not to be), or this
+ * system's root. */
+#define CHASE_ERR_FOREIGN_MOUNT (-EREMOTE)
 
 /* Open @path (absolute or relative: both start at @root_fd) below
  * @root_fd, read-only, non-blocking, close-on-exec, never a controlling
@@ -74,6 +93,16 @@ int chase_open_by_hand_at(int root_fd, const char *path, ChaseFlags flags);
  * itself, or a name that is not one) is -EINVAL. */
 int chase_parent_at(int root_fd, const char *path, ChaseFlags flags, char ret_name[static NAME_MAX + 1]);
 
+/* The root is an image's tree, for the tree tools (provision,
+ * check-image): every walk from root_fd() adds @flags (CHASE_NO_XDEV, or
+ * CHASE_MOUNTS_IN_TREE with --cross-mounts), for reads as for writes, and
+ * what only a running system has is never read in it (its /proc/cmdline
+ * would be the build host's, or nothing). Until the next root_set(). */
+void root_set_tree(ChaseFlags flags);
+
+/* Whether root_set_tree() was called for the current root. */
+bool root_is_tree(void);
+
 /* The same below root_fd(). */
 int root_open(const char *path, ChaseFlags flags);
 int root_open_parent(const char *path, ChaseFlags flags, char ret_name[static NAME_MAX + 1]);
@@ -86,6 +115,17 @@ int root_open_follow(const char *path);
  * root, when this runs in a chroot) however it was reached: a bind mount, a
  * symlink, /proc/self/root. 0 when not, -errno. */
 int fd_is_system_root(int fd);
+
+/* The mount ID of the file @fd is on (statx(STATX_MNT_ID), else
+ * /proc/self/fdinfo), as /proc/self/mountinfo numbers mounts. 0 or -errno
+ * (-EOPNOTSUPP: neither is there to ask). */
+int fd_mount_id(int fd, uint64_t *ret);
+
+/* The rule of @flags (CHASE_NO_XDEV, CHASE_MOUNTS_IN_TREE) for one step of
+ * a walk below @root_fd, from the directory @from_fd to @fd (a directory or
+ * the file at the end): 0, -EXDEV, CHASE_ERR_FOREIGN_MOUNT or -errno. For
+ * walkers of their own (check-image) that take one step at a time. */
+int chase_check_step(int root_fd, int from_fd, int fd, ChaseFlags flags);
 
 /* Whether @path is absolute and normalized: no "." or ".." component, no
  * empty one ("//"), no trailing slash (except "/" itself). What

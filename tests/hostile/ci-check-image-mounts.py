@@ -11,14 +11,20 @@ this machine's own seed and machine-id files must not change:
 - the class: a bind mount of the host's file or directory at every
   component of every path check-image looks at, a tmpfs at each directory,
   with --fix, --fix --force and without: reported as a mount point, never
-  crossed, never changed; with --cross-mounts they are walked (as
-  documented), but never a directory that is this system's own;
+  crossed, never changed; with --cross-mounts only a file system that is
+  mounted nowhere outside the tree is walked (an ESP, a tmpfs mounted into
+  the image), never a directory of the host's bound in (the host's /dev
+  under a configured Directory=/dev, a "host" file system rbind-mounted
+  into the image), never one that is this system's own;
+- reads across mount points: a configuration drop-in linked through a
+  mount point, the tree's /proc/cmdline (never read: it would be this
+  machine's);
 - this system's root bind-mounted as ROOT, and inside the image: refused,
   not crossed;
 - the attacks and the class again with openat2() failing (ENOSYS, injected
   with strace), as on kernels before 5.6: the resolver's rules by hand.
 
-Usage: ci-check-image-mounts.py ENTROPYCTL
+Usage: ci-check-image-mounts.py ENTROPYCTL CONF_FILE
 """
 import os
 import shutil
@@ -30,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ci_tree as T  # noqa: E402
 
 ctl = os.path.abspath(sys.argv[1])
+conf_rel = (sys.argv[2] if len(sys.argv) > 2 else "/usr/local/etc/entropy-gate.conf").lstrip("/")
 if os.geteuid() != 0:
     print("SKIP: needs root to make bind mounts (run the suite as root, as .ci/run does)")
     sys.exit(77)
@@ -126,17 +133,95 @@ try:
                 umount(os.path.join(img, pre))
     T.WRAPPER = []
 
-    # With --cross-mounts a mount is walked as the tree: the image's own ESP, say.
+    FOREIGN = "also mounted outside the tree"
+    for resolver, T.WRAPPER in resolvers:
+        print(f"-- --cross-mounts, resolver: {resolver}", flush=True)
+        # With --cross-mounts a file system mounted only in the tree is
+        # walked as the tree: the image's own ESP, say.
+        fresh([])
+        os.makedirs(os.path.join(img, "boot/efi"))
+        mount("-t", "tmpfs", "tmpfs", os.path.join(img, "boot/efi"))
+        T.put(img, "boot/efi/loader/random-seed")
+        attempt("ESP mounted", img, host, ["--fix"], must_report="/boot/efi is a mount point")
+        F.check(os.path.exists(os.path.join(img, "boot/efi/loader/random-seed")), "ESP: crossed without --cross-mounts")
+        attempt("ESP mounted", img, host, ["--fix", "--cross-mounts"], want_rc=0)
+        F.check(not os.path.exists(os.path.join(img, "boot/efi/loader/random-seed")), "ESP: not fixed with --cross-mounts")
+        umount(os.path.join(img, "boot/efi"))
+        # A tmpfs mounted only at /var/lib: the image's own /var partition.
+        fresh([])
+        os.makedirs(os.path.join(img, "var/lib"))
+        mount("-t", "tmpfs", "tmpfs", os.path.join(img, "var/lib"))
+        T.put(img, "var/lib/entropy-gate/seed")
+        attempt("tmpfs at /var/lib", img, host, ["--fix", "--cross-mounts"], want_rc=0)
+        F.check(not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")), "tmpfs at /var/lib: not fixed")
+        umount(os.path.join(img, "var/lib"))
+
+        # But a directory of the host's, bound in, never: the same ESP as a
+        # host directory, and the host's /dev under Directory=/dev.
+        fresh([])
+        esp = os.path.join(tmp, "esp")
+        T.put(esp, "loader/random-seed")
+        os.makedirs(os.path.join(img, "boot/efi"))
+        mount("--bind", esp, os.path.join(img, "boot/efi"))
+        attempt("host directory as ESP", img, esp, ["--fix", "--cross-mounts"], must_report=FOREIGN)
+        F.check(os.path.exists(os.path.join(esp, "loader/random-seed")), "host directory as ESP: changed")
+        umount(os.path.join(img, "boot/efi"))
+        shutil.rmtree(esp)
+
+        fresh([])
+        hostdev = os.path.join(tmp, "hostdev")
+        T.put(hostdev, "seed")
+        T.put(hostdev, "credentials")
+        T.put(img, conf_rel, "[Seed]\nDirectory=/dev\n")
+        os.makedirs(os.path.join(img, "dev"))
+        mount("--bind", hostdev, os.path.join(img, "dev"))
+        attempt("host /dev under Directory=/dev", img, hostdev, ["--fix", "--cross-mounts"], must_report=FOREIGN)
+        umount(os.path.join(img, "dev"))
+        shutil.rmtree(hostdev)
+
+        # A "host" file system of its own (a tmpfs mounted outside the tree,
+        # standing for this machine's /) rbind-mounted into the image, and
+        # Directory= through it.
+        fresh([])
+        hostfs = os.path.join(tmp, "hostfs")
+        os.makedirs(hostfs, exist_ok=True)
+        mount("-t", "tmpfs", "tmpfs", hostfs)
+        T.fill(hostfs, HOST_FILES)
+        T.put(hostfs, "var/lib/entropy-gate/seed")
+        T.put(img, conf_rel, "[Seed]\nDirectory=/host/var/lib/entropy-gate\n")
+        os.makedirs(os.path.join(img, "host"), exist_ok=True)
+        mount("--rbind", hostfs, os.path.join(img, "host"))
+        for args in (["--fix", "--cross-mounts"], ["--fix", "--cross-mounts", "--force"]):
+            attempt("host file system rbind-mounted at /host", img, hostfs, args, must_report=FOREIGN)
+        umount(os.path.join(img, "host"))
+        umount(hostfs)
+    T.WRAPPER = []
+
+    # ---- Reads across mount points: a drop-in linked through one.
+    for resolver, T.WRAPPER in resolvers:
+        fresh([])
+        evil = os.path.join(tmp, "evil")
+        T.put(evil, "evil.conf", "[Seed]\nDirectory=/from-host\n")
+        os.makedirs(os.path.join(img, "mnt"))
+        os.makedirs(os.path.join(img, conf_rel + ".d"))
+        os.symlink("/mnt/evil.conf", os.path.join(img, conf_rel + ".d", "10.conf"))
+        mount("--bind", evil, os.path.join(img, "mnt"))
+        doc = attempt(f"drop-in through a mount point ({resolver})", img, evil, [])
+        if doc:
+            F.check(doc["seed_directory"] != "/from-host" and doc["configuration_problem"] and
+                    "mount point" in doc["configuration_problem"],
+                    f"drop-in through a mount point ({resolver}): read: {doc['seed_directory']!r} "
+                    f"{doc['configuration_problem']!r}")
+        umount(os.path.join(img, "mnt"))
+        shutil.rmtree(evil)
+    T.WRAPPER = []
+    # The tree's /proc/cmdline is not the image's kernel command line (a
+    # procfs mounted there is this machine's): never read.
     fresh([])
-    esp = os.path.join(tmp, "esp")
-    T.put(esp, "loader/random-seed")
-    os.makedirs(os.path.join(img, "boot/efi"))
-    mount("--bind", esp, os.path.join(img, "boot/efi"))
-    attempt("ESP mounted", img, host, ["--fix"], must_report="/boot/efi is a mount point")
-    F.check(os.path.exists(os.path.join(esp, "loader/random-seed")), "ESP: crossed without --cross-mounts")
-    attempt("ESP mounted", img, host, ["--fix", "--cross-mounts"], want_rc=0)
-    F.check(not os.path.exists(os.path.join(esp, "loader/random-seed")), "ESP: not fixed with --cross-mounts")
-    umount(os.path.join(img, "boot/efi"))
+    T.put(img, "proc/cmdline", "entropy_gate.credit=bogus\n")
+    doc = attempt("a /proc/cmdline in the tree", img, host, [], want_rc=0)
+    if doc:
+        F.check(doc["configuration_problem"] is None, f"/proc/cmdline in the tree was read: {doc['configuration_problem']!r}")
 
     # ---- This system's own directories. As nobody: were a refusal to
     # fail, nothing of this machine's could be written.
@@ -154,9 +239,8 @@ try:
                 F.check(all(f["state"] == "mount-point" for f in doc["findings"]), f"/{rel}: {doc['findings']}")
             if doc and "--cross-mounts" in args:
                 for f in doc["findings"]:
-                    if f["action"]:
-                        F.check(not f["fixed"] and "this system's own file" in (f["error"] or ""),
-                                f"this system's /{rel} with --cross-mounts: {f}")
+                    F.check(not f["fixed"] and (FOREIGN in f["detail"] or "this system's own file" in (f["error"] or "")),
+                            f"this system's /{rel} with --cross-mounts: {f}")
             umount(os.path.join(img, rel))
     # This system's root bound as ROOT, and inside the image.
     slash = os.path.join(tmp, "slash")

@@ -10,7 +10,7 @@ if(TARGET entropyctl)
                      $<TARGET_FILE:entropyctl> ${ENTROPY_GATE_CONF_FILE})
     add_test(NAME ci-check-image-mounts
              COMMAND ${EG_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/hostile/ci-check-image-mounts.py
-                     $<TARGET_FILE:entropyctl>)
+                     $<TARGET_FILE:entropyctl> ${ENTROPY_GATE_CONF_FILE})
     set_tests_properties(ci-check-image ci-check-image-mounts
                          PROPERTIES LABELS hostile SKIP_RETURN_CODE 77 TIMEOUT 900)
   else()

@@ -147,24 +147,142 @@ def provision_directory_dotdot_in_image_config(e):
           "provision wrote a seed although the image's configuration is broken", out)
 
 
+# Without openat2() (before Linux 5.6, or a seccomp filter that says EPERM
+# or ENOSYS) the resolver's rules are applied by hand; without statx() too
+# (before 4.11), mount IDs come from /proc/self/fdinfo.
+BY_HAND = [("openat2", "")] + ([(f"by hand ({err})", f"strace -f -qq -o /dev/null -e trace=openat2 "
+                                                    f"-e inject=openat2:error={err} ")
+                                for err in ("ENOSYS", "EPERM")] +
+                               [("by hand, no statx", "strace -f -qq -o /dev/null -e trace=openat2,statx "
+                                                      "-e inject=openat2,statx:error=ENOSYS ")]
+                               if shutil.which("strace") else [])
+
+
 @case
 def provision_bind_mounts_from_host(e):
     # The host's /etc and /var/lib bind-mounted into the tree: never crossed
-    # without --cross-mounts.
+    # without --cross-mounts, however the resolver resolves (a bind mount
+    # from the tree's own file system has its device number).
     host = Canary(e.top)
     img = image(e.top)
-    for sub, extra in (("etc", "--machine-id=00112233445566778899aabbccddeeff"), ("var/lib", "")):
+    for how, wrap in BY_HAND:
+        for sub, extra in (("etc", "--machine-id=00112233445566778899aabbccddeeff"), ("var/lib", ""),
+                           ("etc var/lib", "--machine-id=00112233445566778899aabbccddeeff")):
+            binds = "; ".join(f"mount --bind '{host.dir}/{s}' '{img}/{s}'" for s in sub.split())
+            rc, out = in_namespace(f"{binds}; exec {wrap}'{SEED_BIN}' provision --root='{img}' {extra}", e.env)
+            check(rc == 1 and "mount point" in out,
+                  f"{how}: provision across a bind mount of the host's {sub} exited {rc}", out)
+            host.unchanged(f"{how}: provision with the host's {sub} bind-mounted into the tree", out)
+    # --cross-mounts is the documented way to say "that mount is the image's":
+    # a file system mounted there and nowhere else (its own /var partition).
+    rc, out = in_namespace(f"mount -t tmpfs tmpfs '{img}/var/lib'; "
+                           f"'{SEED_BIN}' provision --root='{img}' --cross-mounts; "
+                           f"test -f '{img}/var/lib/entropy-gate/seed' || exit 97", e.env)
+    check(rc == 0, f"provision --cross-mounts into the image's own /var/lib file system exited {rc}", out)
+    # But never into a directory of the host's, bound in: that file system is
+    # mounted outside the tree too.
+    for sub in ("etc", "var/lib"):
         rc, out = in_namespace(f"mount --bind '{host.dir}/{sub}' '{img}/{sub}'; "
-                               f"exec '{SEED_BIN}' provision --root='{img}' {extra}", e.env)
-        check(rc == 1 and "mount point" in out, f"provision across a bind mount of the host's /{sub} exited {rc}", out)
-        host.unchanged(f"provision with the host's /{sub} bind-mounted into the tree", out)
-    # --cross-mounts is the documented way to say "that mount is the image's".
-    part = os.path.join(e.top, "var-partition")
-    os.makedirs(part)
-    rc, out = in_namespace(f"mount --bind '{part}' '{img}/var/lib'; "
-                           f"exec '{SEED_BIN}' provision --root='{img}' --cross-mounts", e.env)
-    check(rc == 0 and os.path.exists(os.path.join(part, "entropy-gate/seed")),
-          f"provision --cross-mounts into the image's own /var/lib partition exited {rc}", out)
+                               f"exec '{SEED_BIN}' provision --root='{img}' --cross-mounts "
+                               "--machine-id=00112233445566778899aabbccddeeff", e.env)
+        check(rc == 1 and "also mounted outside the tree" in out,
+              f"provision --cross-mounts across a bind mount of the host's /{sub} exited {rc}", out)
+        host.unchanged(f"provision --cross-mounts with the host's /{sub} bind-mounted into the tree", out)
+
+
+def image_config(img, text):
+    conf = img + cli.CONF_FILE
+    os.makedirs(os.path.dirname(conf), exist_ok=True)
+    with open(conf, "w") as f:
+        f.write(text)
+
+
+@case
+def provision_cross_mounts_never_into_host_directories(e):
+    # The image's configuration names a directory that a host directory is
+    # bound over (the build host's /dev, /run or /tmp): --cross-mounts must
+    # neither take it over (root's, 0700) nor put a seed in it.
+    img = image(e.top)
+    hostdev = os.path.join(e.top, "hostdev")
+    os.makedirs(hostdev)
+    os.makedirs(os.path.join(img, "dev"))
+    os.chmod(hostdev, 0o1777)
+    os.chown(hostdev, 65534, -1)
+    image_config(img, "[Seed]\nDirectory=/dev\n")
+    for how, wrap in BY_HAND:
+        rc, out = in_namespace(f"mount --bind '{hostdev}' '{img}/dev'; "
+                               f"exec {wrap}'{SEED_BIN}' provision --root='{img}' --cross-mounts", e.env)
+        st = os.stat(hostdev)
+        check(rc == 1 and "also mounted outside the tree" in out and "/dev" in out,
+              f"{how}: provision --cross-mounts into a host directory bound at IMG/dev exited {rc}", out)
+        check(os.listdir(hostdev) == [] and st.st_uid == 65534 and st.st_mode & 0o7777 == 0o1777,
+              f"{how}: the host directory bound at IMG/dev changed: {os.listdir(hostdev)} "
+              f"uid {st.st_uid} mode {st.st_mode:o}", out)
+
+    # A "host" file system of its own (a tmpfs mounted outside the tree,
+    # standing for the build host's /), rbind-mounted into the image, and
+    # Directory= through it. Checked inside the namespace, where it exists.
+    canary = Canary(e.top)
+    hostfs = os.path.join(e.top, "hostfs")
+    os.makedirs(hostfs)
+    os.makedirs(os.path.join(img, "host"))
+    image_config(img, "[Seed]\nDirectory=/host/var/lib/entropy-gate\n")
+    state = "find . -exec stat -c '%n %a %u %s %Y' {} + | sort; find . -type f -exec sha256sum {} + | sort"
+    for how, wrap in BY_HAND:
+        rc, out = in_namespace(f"mount -t tmpfs tmpfs '{hostfs}'; cp -a '{canary.dir}/.' '{hostfs}/'; "
+                               f"cd '{hostfs}'; before=$({state}); "
+                               f"mount --rbind '{hostfs}' '{img}/host'; "
+                               f"rc=0; {wrap}'{SEED_BIN}' provision --root='{img}' --cross-mounts || rc=$?; "
+                               f"test \"$before\" = \"$({state})\" || exit 97; exit $rc", e.env)
+        check(rc == 1 and "also mounted outside the tree" in out,
+              f"{how}: provision --cross-mounts through a host file system rbind-mounted at IMG/host exited {rc} "
+              "(97: the host's files changed)", out)
+
+    # The positive case: a file system mounted only inside the tree.
+    image_config(img, "")
+    rc, out = in_namespace(f"mount -t tmpfs tmpfs '{img}/var/lib'; "
+                           f"'{SEED_BIN}' provision --root='{img}' --cross-mounts; "
+                           f"test -f '{img}/var/lib/entropy-gate/seed' || exit 97", e.env)
+    check(rc == 0, f"provision --cross-mounts into a tmpfs mounted only at IMG/var/lib exited {rc}", out)
+
+
+@case
+def provision_reads_stay_on_the_tree(e):
+    # Without --cross-mounts nothing is read across a mount point either:
+    # not the configuration, not the machine-id, and the tree's
+    # /proc/cmdline (the host's, when a procfs is mounted there) never.
+    host = Canary(e.top)
+    img = image(e.top)
+    evil = os.path.join(e.top, "host-conf")
+    os.makedirs(evil)
+    with open(os.path.join(evil, "evil.conf"), "w") as f:
+        f.write("[Seed]\nDirectory=/from-host\n")
+    os.makedirs(os.path.join(img, "mnt"))
+    dropins = img + cli.CONF_FILE + ".d"
+    os.makedirs(dropins)
+    os.symlink("/mnt/evil.conf", os.path.join(dropins, "10.conf"))
+    for how, wrap in BY_HAND:
+        rc, out = in_namespace(f"mount --bind '{evil}' '{img}/mnt'; "
+                               f"exec {wrap}'{SEED_BIN}' provision --root='{img}'", e.env)
+        check(rc == 1 and "configuration is broken" in out and "mount point" in out,
+              f"{how}: provision with a drop-in linked through a mount point exited {rc}", out)
+        check(not os.path.exists(os.path.join(img, "from-host")), f"{how}: the drop-in across a mount was read", out)
+    shutil.rmtree(dropins)
+
+    for how, wrap in BY_HAND:
+        rc, out = in_namespace(f"mount --bind '{host.dir}/etc/machine-id' '{img}/etc/machine-id'; "
+                               f"exec {wrap}'{SEED_BIN}' provision --root='{img}'", e.env)
+        check(rc == 1 and "mount point" in out, f"{how}: provision with the host's machine-id bound in exited {rc}", out)
+        check(not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")),
+              f"{how}: a seed bound to the host's machine-id was written", out)
+    host.unchanged("provision with the host's machine-id bound in")
+
+    # A command line that would break the configuration, were it read.
+    with open(os.path.join(img, "proc/cmdline"), "w") as f:
+        f.write("entropy_gate.credit=bogus entropy_gate.timeout=never\n")
+    rc, out = provision(e, img)
+    check(rc == 0 and "cmdline" not in out and "command line" not in out,
+          f"provision read the tree's /proc/cmdline: exited {rc}", out)
 
 
 @case

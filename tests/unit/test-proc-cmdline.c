@@ -141,6 +141,13 @@ static void test_read_root(void **state) {
         assert_int_equal(proc_cmdline_read(&s), 0);
         assert_string_equal(s, "entropy_gate.timeout=3\n");
         free(s);
+        /* A tree tool's tree: its kernel command line is its boot
+         * loader's, and a /proc mounted there the build host's. */
+        root_set_tree(CHASE_NO_XDEV);
+        assert_int_equal(proc_cmdline_read(&s), 0);
+        assert_string_equal(s, "");
+        free(s);
+        root_set(root);
         assert_int_equal(unlink(path), 0);
         assert_int_equal(mkdir(path, 0755), 0);
         assert_int_equal(proc_cmdline_read(&s), -EISDIR);

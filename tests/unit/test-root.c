@@ -133,6 +133,14 @@ static void test_chase_table(void **state) {
                 { "/etc/t-loop1",              0,                  "error -40" },
                 { "/etc/t-proc",               0,                  "error -2" },
                 { "/etc/missing",              0,                  "error -2" },
+                /* No mount in the tree: the mount rules change nothing. */
+                { "/etc/t-abs",                CHASE_NO_XDEV,      "deep" },
+                { "/etc/t-top/../../etc/real", CHASE_NO_XDEV,      "inside" },
+                { "/etc/t-host",               CHASE_NO_XDEV,      "error -2" },
+                { "/etc/t-abs",                CHASE_MOUNTS_IN_TREE, "deep" },
+                { "/etc/t-top/../../etc/real", CHASE_MOUNTS_IN_TREE, "inside" },
+                { "/etc/t-host",               CHASE_MOUNTS_IN_TREE, "error -2" },
+                { "/etc/t-proc",               CHASE_MOUNTS_IN_TREE, "error -2" },
         };
 
         link_at("real", "etc/t-rel");
@@ -229,6 +237,56 @@ static void test_system_root(void **state) {
         assert_int_equal(fd_is_system_root(d), 0);
 }
 
+/* The mount ID as /proc/self/fdinfo says it, for comparison. */
+static uint64_t fdinfo_mnt_id(int fd) {
+        char path[64], line[256];
+        unsigned long long v = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        f = fopen(path, "re");
+        assert_non_null(f);
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "mnt_id: %llu", &v) == 1)
+                        break;
+        fclose(f);
+        return v;
+}
+
+static void test_mount_rule(void **state) {
+        _cleanup_close_ int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int sub = -EBADF, slash = -EBADF;
+        uint64_t id;
+
+        assert_true(rfd >= 0);
+        assert_int_equal(fd_mount_id(rfd, &id), 0);
+        assert_true(id > 0);
+        assert_true(id == fdinfo_mnt_id(rfd));
+
+        /* One step on one mount: allowed by every rule. */
+        sub = chase_open_at(rfd, "/var/lib", CHASE_DIRECTORY);
+        assert_true(sub >= 0);
+        assert_int_equal(chase_check_step(rfd, rfd, sub, 0), 0);
+        assert_int_equal(chase_check_step(rfd, rfd, sub, CHASE_NO_XDEV), 0);
+        assert_int_equal(chase_check_step(rfd, rfd, sub, CHASE_MOUNTS_IN_TREE), 0);
+
+        /* This system's root is never a step of a tree's walk under
+         * --cross-mounts. */
+        slash = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(slash >= 0);
+        assert_int_equal(chase_check_step(rfd, rfd, slash, CHASE_MOUNTS_IN_TREE), CHASE_ERR_FOREIGN_MOUNT);
+
+        /* The tree tools' rule is the root's until the next root_set(). */
+        assert_int_equal(root_set(root), 0);
+        assert_false(root_is_tree());
+        root_set_tree(CHASE_NO_XDEV);
+        assert_true(root_is_tree());
+        assert_string_equal(read_via("/etc/real"), "inside");
+        assert_int_equal(root_set(root), 0);
+        assert_false(root_is_tree());
+        assert_int_equal(root_set(NULL), 0);
+}
+
 static void test_follow(void **state) {
         assert_int_equal(root_set(root), 0);
         assert_string_equal(read_via("/etc/real"), "inside");
@@ -267,6 +325,7 @@ int main(void) {
                 cmocka_unit_test(test_chase_table),
                 cmocka_unit_test(test_parent_and_mkdir),
                 cmocka_unit_test(test_system_root),
+                cmocka_unit_test(test_mount_rule),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
