@@ -26,7 +26,8 @@ static int config_crosses_mounts(int image_fd) {
         static const char *const paths[] = { CONF_FILE, CONF_DROPIN_DIR };
 
         for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
-                int fd = chase_open_at(image_fd, paths[i], CHASE_NO_XDEV);
+                /* O_PATH: looked at, not opened (a device there stays shut). */
+                int fd = chase_open_path_at(image_fd, paths[i], CHASE_NO_XDEV);
 
                 if (fd == -EXDEV)
                         return 1;

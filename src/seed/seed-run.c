@@ -270,7 +270,8 @@ static bool machine_id_counts_as_invalid(const MachineId *m) {
 /* The first-boot flag: any doubt (an error other than "does not exist")
  * counts as a first boot; it can only cost a credit, never add a wrong one. */
 static bool first_boot_flag_read(void) {
-        _cleanup_close_ int fd = root_open("/run/systemd/first-boot", CHASE_NOFOLLOW);
+        /* O_PATH: only its existence counts, whatever it is. */
+        _cleanup_close_ int fd = root_open_path("/run/systemd/first-boot", CHASE_NOFOLLOW);
 
         return fd != -ENOENT;
 }
