@@ -24,6 +24,7 @@ Usage: ci-check-image.py ENTROPYCTL CONF_FILE
 """
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -182,5 +183,43 @@ with tempfile.TemporaryDirectory() as tmp:
                 F.check(not T.diff(before, T.snapshot_real()), f"{args}: this machine's files changed")
     finally:
         shutil.rmtree(public)
+
+# ---- Nothing but a regular file is opened: a device (its driver's open()
+# has effects: a watchdog's node arms the host's watchdog) or a FIFO at the
+# configuration's path or a drop-in's is reported, never opened.
+def opened_for_reading(log, name):
+    with open(log) as f:
+        return [line.strip() for line in f
+                if (f'"{name}"' in line or f'/{name}"' in line) and
+                not any(flag in line for flag in ("O_PATH", "O_DIRECTORY", "O_CREAT"))]
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    img = os.path.join(tmp, "img")
+    kinds = ["fifo"] + (["chr"] if os.geteuid() == 0 else [])
+    for rel in (conf_rel, conf_rel + ".d/10-x.conf"):
+        for kind in kinds:
+            shutil.rmtree(img, ignore_errors=True)
+            T.put(img, "etc/machine-id", "uninitialized\n", 0o444)
+            p = os.path.join(img, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            if kind == "chr":
+                os.mknod(p, 0o644 | 0o020000, os.makedev(1, 5))     # /dev/zero's numbers
+            else:
+                os.mkfifo(p)
+            for fix in ([], ["--fix"]):
+                doc, proc = T.run_json(ctl, img, *fix)
+                if not F.check(doc is not None, f"{kind} at /{rel} {fix}: no JSON: {proc.returncode} {proc.stderr!r}"):
+                    continue
+                F.check(proc.returncode == 1 and doc["configuration_problem"] and
+                        "not a regular file" in doc["configuration_problem"],
+                        f"{kind} at /{rel} {fix}: exit {proc.returncode}, {doc['configuration_problem']!r}")
+            if T.have_strace():
+                log = os.path.join(tmp, "strace.log")
+                proc = subprocess.run(["strace", "-f", "-qq", "-o", log, "-e", "trace=open,openat,openat2", ctl,
+                                       "check-image", img], capture_output=True, text=True, timeout=120,
+                                      env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+                bad = opened_for_reading(log, os.path.basename(rel))
+                F.check(not bad, f"{kind} at /{rel}: opened for reading: {bad}")
 
 F.exit("ci-check-image")

@@ -458,6 +458,54 @@ def unidentified_boot_credits_no_credential(e):
     e.run_seed("load")
     check(e.credited() == [] and x.hex() in e.mixed(), "a credential was credited in a boot without an id", e.out)
 
+# --- provision: nothing but regular files is opened; a failure writes nothing -----
+
+def opened_for_reading(log, names):
+    """The open calls in strace's @log that name one of @names (a last
+    component) without O_PATH, O_DIRECTORY or O_CREAT: a file opened for
+    reading, which a device's driver would see."""
+    bad = []
+    with open(log) as f:
+        for line in f:
+            if not any(f'"{n}"' in line or f'/{n}"' in line for n in names):
+                continue
+            if not any(c in line for c in ("open(", "openat(", "openat2(")):
+                continue
+            if not any(flag in line for flag in ("O_PATH", "O_DIRECTORY", "O_CREAT")):
+                bad.append(line.strip())
+    return bad
+
+
+def traced(args, env, log):
+    return run(["strace", "-f", "-qq", "-o", log, "-e", "trace=open,openat,openat2", *args], env, timeout=60)
+
+
+@case
+def provision_never_opens_a_device_or_fifo(e):
+    # A device planted at IMG/etc/machine-id (or at the configuration's path)
+    # is reported, never opened: opening one runs its driver (a watchdog's
+    # node arms the host's watchdog). /dev/zero's numbers stand for any.
+    for rel, what in (("etc/machine-id", "machine-id"), (cli.CONF_FILE.lstrip("/"), "configuration")):
+        for kind in ("chr", "fifo"):
+            img = image(e.top, f"img-{what}-{kind}")
+            p = os.path.join(img, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            if os.path.lexists(p):
+                os.unlink(p)
+            if kind == "chr":
+                os.mknod(p, 0o644 | 0o020000, os.makedev(1, 5))
+            else:
+                os.mkfifo(p)
+            rc, out = provision(e, img)
+            check(rc == 1 and "not a regular file" in out, f"provision with a {kind} at /{rel} exited {rc}", out)
+            check(not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")),
+                  f"provision wrote a seed with a {kind} at /{rel}", out)
+            if shutil.which("strace"):
+                log = os.path.join(e.top, f"strace-{what}-{kind}")
+                rc, out = traced([SEED_BIN, "provision", "--root=" + img], e.env, log)
+                bad = opened_for_reading(log, [os.path.basename(rel)])
+                check(not bad, f"provision opened the {kind} at /{rel} for reading: {bad}", out)
+
 
 def main():
     if os.geteuid() != 0:
