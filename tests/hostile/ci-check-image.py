@@ -222,4 +222,26 @@ with tempfile.TemporaryDirectory() as tmp:
                 bad = opened_for_reading(log, os.path.basename(rel))
                 F.check(not bad, f"{kind} at /{rel}: opened for reading: {bad}")
 
+    # ---- A broken configuration names no directory to trust, whatever its
+    # Directory= says: only the default one is checked and fixed.
+    shutil.rmtree(img, ignore_errors=True)
+    T.put(img, "etc/machine-id", "uninitialized\n", 0o444)
+    T.put(img, "root/.aws/credentials", "aws_secret_access_key=x\n")
+    T.put(img, "var/lib/entropy-gate/seed", "seed bytes")
+    T.put(img, conf_rel, "[Seed]\nDirectory=/root/.aws\nNoSuchKey=1\n")
+    for fix in ([], ["--fix"]):
+        doc, proc = T.run_json(ctl, img, *fix)
+        if F.check(doc is not None, f"broken configuration {fix}: no JSON: {proc.stderr!r}"):
+            F.check(proc.returncode == 1 and doc["configuration_problem"] and
+                    doc["seed_directory"] == "/var/lib/entropy-gate",
+                    f"broken configuration {fix}: exit {proc.returncode}, {doc['seed_directory']!r}")
+            F.check(all(not f["path"].startswith("/root") for f in doc["findings"]),
+                    f"broken configuration {fix}: {[f['path'] for f in doc['findings']]}")
+        F.check(os.path.exists(os.path.join(img, "root/.aws/credentials")),
+                f"broken configuration {fix}: /root/.aws/credentials removed")
+    F.check(not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")),
+            "broken configuration --fix: the default directory's seed was left")
+    p = T.run(ctl, img, "--fix")
+    F.check("only /var/lib/entropy-gate was checked and fixed" in p.stdout, f"broken configuration: {p.stdout!r}")
+
 F.exit("ci-check-image")
