@@ -307,6 +307,10 @@ static int tmp_name(const char *name, WriteFlags flags, unsigned attempt, char *
         return k < 0 || (size_t) k >= size ? -ENAMETOOLONG : 0;
 }
 
+int write_file_atomic_tmp_name(const char *name, char *ret, size_t size) {
+        return tmp_name(name, 0, 0, ret, size);
+}
+
 #define UNIQUE_TMP_ATTEMPTS 16
 
 int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags) {

@@ -125,3 +125,8 @@ typedef enum WriteFlags {
  * removed and @name is untouched. @name may have directories in it only
  * without WRITE_DURABLE (-EINVAL), which fsyncs @dfd as @name's directory. */
 int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags);
+
+/* The fixed temporary name write_file_atomic_at() uses for @name without
+ * WRITE_UNIQUE_TMP, for messages: -EEXIST from it means that something it
+ * will not remove (a directory, a file it may not unlink) holds that name. */
+int write_file_atomic_tmp_name(const char *name, char *ret, size_t size);
