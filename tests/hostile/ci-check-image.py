@@ -244,4 +244,11 @@ with tempfile.TemporaryDirectory() as tmp:
     p = T.run(ctl, img, "--fix")
     F.check("only /var/lib/entropy-gate was checked and fixed" in p.stdout, f"broken configuration: {p.stdout!r}")
 
+    # ---- One root per run: a second one is a usage error, never a silent choice.
+    other = os.path.join(tmp, "other")
+    os.makedirs(other)
+    for args in (["--root=" + img, "--root=" + other], [img, "--root=" + other]):
+        p = subprocess.run([ctl, "check-image", *args], capture_output=True, text=True, timeout=60)
+        F.check(p.returncode == 2 and "once" in p.stderr, f"{args}: exit {p.returncode} {p.stderr!r}")
+
 F.exit("ci-check-image")
