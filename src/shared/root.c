@@ -405,6 +405,9 @@ int chase_open_path_at(int root_fd, const char *path, ChaseFlags flags) {
         if (strlen(path) >= sizeof(cur))
                 return -ENAMETOOLONG;
         memcpy(cur, path, strlen(path) + 1);
+        /* "name/" names a directory, as it does to the kernel. */
+        if (*path && path[strlen(path) - 1] == '/')
+                flags |= CHASE_DIRECTORY;
 
         for (;;) {
                 _cleanup_close_ int pfd = -EBADF, fd = -EBADF;
