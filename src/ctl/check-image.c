@@ -417,17 +417,17 @@ bool symlink_names(const char *dir, const char *target, const char *want) {
 /* The regular file @name below @dfd, by the resolver, and only if it is
  * still the one @n describes. */
 static int open_found(const Tree *t, int dfd, const char *name, const Node *n) {
+        _cleanup_close_ int fd = -EBADF;
         struct stat st;
-        int fd;
 
-        fd = chase_open_at(dfd, name, CHASE_NOFOLLOW | CHASE_NO_SYMLINKS | tree_mount_rule(t));
+        /* O_PATH until fstat() says it is still the regular file found: a
+         * device put there since is never opened. */
+        fd = chase_open_path_at(dfd, name, CHASE_NOFOLLOW | CHASE_NO_SYMLINKS | tree_mount_rule(t));
         if (fd < 0)
                 return fd;
-        if (fstat(fd, &st) < 0 || st.st_dev != n->dev || st.st_ino != n->ino || !S_ISREG(st.st_mode)) {
-                safe_close(fd);
+        if (fstat(fd, &st) < 0 || st.st_dev != n->dev || st.st_ino != n->ino || !S_ISREG(st.st_mode))
                 return -ESTALE;
-        }
-        return fd;
+        return fd_reopen_regular(fd, NULL);
 }
 
 static int look_machine_id(const Tree *t, int dfd, const char *name, const Node *node, ImageFinding *f) {
@@ -622,7 +622,9 @@ static int scan_directory(const Tree *t, const ImageCheck *c, const ImageCheck *
                 safe_close(fd);
                 return r;
         }
-        for (struct dirent *de; (de = readdir(d));) {
+        /* A directory that cannot be read to its end fails the check: a
+         * part of it is no answer. */
+        for (struct dirent *de; (r = dir_next(d, &de)) > 0;) {
                 if (streq(de->d_name, ".") || streq(de->d_name, ".."))
                         continue;
                 /* Doubling: a directory of a million entries costs a

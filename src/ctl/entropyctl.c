@@ -152,6 +152,12 @@ static int parse_argv(int argc, char *argv[], CtlArgs *a, bool *ret_json_given, 
                                 log_error("--root= needs a directory.");
                                 return -CTL_EXIT_USAGE;
                         }
+                        /* One image per run: a second --root= would
+                         * silently win, and the first go unchecked. */
+                        if (a->root) {
+                                log_error("Give the image root once: --root= was given twice.");
+                                return -CTL_EXIT_USAGE;
+                        }
                         a->root = optarg;
                         *ret_image_option = "--root=";
                         break;

@@ -32,7 +32,7 @@ static int read_small(const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = -EBADF;
         ssize_t n;
 
-        fd = root_open(path, CHASE_NOFOLLOW);
+        fd = root_open_regular(path, CHASE_NOFOLLOW, NULL);
         if (fd < 0)
                 return fd;
         do
@@ -138,7 +138,7 @@ static void cpu_gather(ProvenanceFacts *f) {
         _cleanup_free_ char *buf = NULL;
         ssize_t n;
 
-        fd = root_open("/proc/cpuinfo", CHASE_NOFOLLOW);
+        fd = root_open_regular("/proc/cpuinfo", CHASE_NOFOLLOW, NULL);
         if (fd < 0)
                 return;
         buf = malloc(CPUINFO_MAX + 1);
@@ -228,7 +228,7 @@ static void vmgenid_gather(ProvenanceFacts *f) {
 static int daemons_gather(ProvenanceFacts *f) {
         _cleanup_close_ int proc_fd = -EBADF;
 
-        proc_fd = root_open_follow("/proc");
+        proc_fd = root_open("/proc", CHASE_DIRECTORY);
         if (proc_fd < 0)
                 return 0;
         for (size_t i = 0; i < entropy_daemons_count; i++) {

@@ -78,14 +78,14 @@ static const char *fixed_text(const ImageFinding *f, MachineIdReset reset) {
         }
 }
 
-static void print_human(const char *root, const Config *config, const ImageFinding *f, size_t n,
-                        const FixResult *fr, bool fix, MachineIdReset reset) {
+static void print_human(const char *root, const Config *config, const char *seed_dir, const ImageFinding *f,
+                        size_t n, const FixResult *fr, bool fix, MachineIdReset reset) {
         unsigned left = 0;
 
         if (config->broken)
                 printf("%sconfiguration:%s %s\n    the seed directory it names is unknown: only %s was checked%s\n",
                        ansi_yellow(), ansi_normal(), TERMINAL_ESCAPE(config->broken),
-                       TERMINAL_ESCAPE(config->seed_dir), fix ? " and fixed" : "");
+                       TERMINAL_ESCAPE(seed_dir), fix ? " and fixed" : "");
 
         for (size_t i = 0; i < n; i++) {
                 const char *color = f[i].state == IMAGE_FOUND ? ansi_red() : ansi_yellow();
@@ -123,8 +123,9 @@ static void print_human(const char *root, const Config *config, const ImageFindi
                 printf("%s: its configuration is broken: the check is not complete.\n", root);
 }
 
-static void print_json(const CtlArgs *a, const char *root, const Config *config, const ImageCheck *checks,
-                       size_t n_checks, const ImageFinding *f, size_t n, const FixResult *fr, MachineIdReset reset) {
+static void print_json(const CtlArgs *a, const char *root, const Config *config, const char *seed_dir,
+                       const ImageCheck *checks, size_t n_checks, const ImageFinding *f, size_t n, const FixResult *fr,
+                       MachineIdReset reset) {
         unsigned left = 0;
         JsonWriter j;
 
@@ -132,7 +133,7 @@ static void print_json(const CtlArgs *a, const char *root, const Config *config,
         json_object_begin(&j, NULL);
         json_int(&j, "schema_version", 1);
         json_string(&j, "root", root);
-        json_string(&j, "seed_directory", config->seed_dir);
+        json_string(&j, "seed_directory", seed_dir);
         json_string(&j, "configuration_problem", config->broken);
         json_bool(&j, "fix", a->fix);
         json_string(&j, "machine_id_reset", a->fix ? machine_id_reset_to_string(reset) : NULL);
@@ -179,6 +180,7 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
         ImageFinding *findings = NULL;
         size_t n_checks = 0, n = 0, left = 0;
         ImageFlags flags = (a->cross_mounts ? IMAGE_CROSS_MOUNTS : 0) | (a->force ? IMAGE_FORCE : 0);
+        const char *seed_dir;
         Config config;
         int r;
 
@@ -218,17 +220,19 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
         }
 
         /* Our seed is where the image's own configuration puts it. A
-         * configuration that is broken (a Directory= with "..", say) names
-         * no directory we could trust: the default one is checked, and the
-         * check says it is not complete. */
+         * configuration that is broken names no directory we could trust,
+         * whatever its Directory= says (a valid one next to a bad line is
+         * no better: --fix removes files there): the default one is
+         * checked, and the check says it is not complete. */
         r = load_image_config(root, root_fd, a->cross_mounts, &config);
         if (r == -ESTALE) {
                 log_error("Failed to open image root '%s': it changed while it was being opened.", root);
                 config_done(&config);
                 return CTL_EXIT_FAILURE;
         }
+        seed_dir = config.broken ? SEED_DIR_DEFAULT : config.seed_dir;
         if (r >= 0)
-                r = image_checks_build(config.seed_dir, &checks, &n_checks);
+                r = image_checks_build(seed_dir, &checks, &n_checks);
         if (r >= 0)
                 r = image_scan(root_fd, flags, checks, n_checks, &findings, &n);
         if (r >= 0 && n > 0) {
@@ -257,9 +261,9 @@ int verb_check_image(int argc, char *argv[], const CtlArgs *a) {
         }
 
         if (a->json != JSON_FORMAT_OFF)
-                print_json(a, root, &config, checks, n_checks, findings, n, fr, reset);
+                print_json(a, root, &config, seed_dir, checks, n_checks, findings, n, fr, reset);
         else if (!a->quiet)
-                print_human(root, &config, findings, n, fr, a->fix, reset);
+                print_human(root, &config, seed_dir, findings, n, fr, a->fix, reset);
         r = left == 0 && !config.broken ? CTL_EXIT_OK : CTL_EXIT_FAILURE;
 
 finish:

@@ -48,7 +48,7 @@ static int first_boot(void) {
         machine_id_read(&m);
         if (m.state == MACHINE_ID_UNINITIALIZED)
                 return 1;
-        fd = root_open("/run/systemd/first-boot", CHASE_NOFOLLOW);
+        fd = root_open_path("/run/systemd/first-boot", CHASE_NOFOLLOW);
         return fd >= 0 || fd == -ELOOP ? 1 : fd == -ENOENT ? 0 : -1;
 }
 

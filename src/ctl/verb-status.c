@@ -249,7 +249,7 @@ static int services_gather(Status *s) {
                         goto out;
         }
 
-        proc_fd = root_open_follow("/proc");
+        proc_fd = root_open("/proc", CHASE_DIRECTORY);
         s->proc_error = proc_fd < 0 ? proc_fd : 0;
         for (size_t i = 0; i < n_daemons(); i++) {
                 DaemonInfo *d = s->daemons + i;

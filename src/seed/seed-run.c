@@ -278,6 +278,13 @@ static void forbid(char why[static WHY_MAX], const char *format, ...) {
         va_end(ap);
 }
 
+/* Why /etc/machine-id could not be read (MachineId.error), in words. */
+static const char *machine_id_error_string(int r) {
+        return r == -EBADFD || r == -EISDIR ? "not a regular file" :
+               r == -ENOSYS ? "/proc is not mounted, and without it no file is opened safely" :
+               strerror(-r);
+}
+
 static bool machine_id_counts_as_invalid(const MachineId *m) {
         return m->state == MACHINE_ID_INVALID || m->state == MACHINE_ID_EMPTY;
 }
@@ -285,7 +292,8 @@ static bool machine_id_counts_as_invalid(const MachineId *m) {
 /* The first-boot flag: any doubt (an error other than "does not exist")
  * counts as a first boot; it can only cost a credit, never add a wrong one. */
 static bool first_boot_flag_read(void) {
-        _cleanup_close_ int fd = root_open("/run/systemd/first-boot", CHASE_NOFOLLOW);
+        /* O_PATH: only its existence counts, whatever it is. */
+        _cleanup_close_ int fd = root_open_path("/run/systemd/first-boot", CHASE_NOFOLLOW);
 
         return fd != -ENOENT;
 }
@@ -674,7 +682,8 @@ int seed_load(const SeedOptions *o) {
         /* 2. What every clone may share, mixed only. */
         machine_id_read(&l.machine);
         if (l.machine.state == MACHINE_ID_INVALID && l.machine.error < 0)
-                log_warning_errno(l.machine.error, "Failed to read /etc/machine-id: %m");
+                log_warning_errno(l.machine.error, "Failed to read /etc/machine-id: %s",
+                                  machine_id_error_string(l.machine.error));
         (void) mix(l.machine.raw, l.machine.raw_size, "the machine-id", NULL);
         l.generation_state = generation_read(&l.generation);
         l.record.vm_generation = record_vm_generation(&l.generation, l.generation_state);
@@ -905,11 +914,23 @@ int seed_save(const SeedOptions *o) {
 }
 
 #if ENTROPY_GATE_PROVISION
-/* Why a mount on the way stopped provision, for its message. */
-static const char *mount_refusal(int r) {
-        return r == -EXDEV ? " (a mount point on the way; --cross-mounts allows it)" :
-               r == CHASE_ERR_FOREIGN_MOUNT ? " (a mount on the way is of a file system also mounted outside the "
-               "tree, or is this system's root: never crossed, even with --cross-mounts)" : "";
+/* What stopped provision, in words: a mount on the way said as such
+ * (strerror() would say "Invalid cross-device link" or "Object is
+ * remote"), anything else as @other says it. */
+static const char *tree_error_string(int r, const char *other) {
+        return r == -EXDEV ? "a mount point is on the way (--cross-mounts allows crossing it)" :
+               r == CHASE_ERR_FOREIGN_MOUNT ? "a mount on the way is of a file system also mounted outside the "
+               "tree, or is this system's root (never crossed, even with --cross-mounts)" : other;
+}
+
+/* Why the seed directory could not be opened and locked, in save's words
+ * (a lock held too long is said to be one), or a mount on the way. */
+static int log_seed_dir_error(int r, const SeedOptions *o) {
+        if (r == -ETIMEDOUT)
+                return log_error_errno(r, "Failed to lock seed directory %s: another process has held its lock for %s",
+                                       o->seed_dir_shown, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
+        return log_error_errno(r, "Failed to open and lock seed directory %s: %s", o->seed_dir_shown,
+                               tree_error_string(r, strerror(-r)));
 }
 
 /* For image builders: a fresh creditable seed in ROOT's seed directory,
@@ -920,61 +941,106 @@ static const char *mount_refusal(int r) {
  * tree (the rule root_set_tree() gave the root, which @tree only repeats);
  * every write is made relative to the directory fd the resolver found. */
 int seed_provision(const SeedOptions *o) {
-        _cleanup_close_ int dfd = -EBADF;
+        _cleanup_close_ int dfd = -EBADF, etc = -EBADF;
         ChaseFlags tree = o->cross_mounts ? 0 : CHASE_NO_XDEV;
-        char mid_buf[PATH_MAX];
+        char mid_buf[PATH_MAX], etc_buf[PATH_MAX], name[NAME_MAX + 1], tmp[NAME_MAX + 1];
+        char text[MACHINE_ID_HEX_LEN + 2];
         const char *mid_shown = root_path_buf("/etc/machine-id", mid_buf) ?: "/etc/machine-id";
+        const char *etc_shown = root_path_buf("/etc/", etc_buf) ?: "/etc/";
         Fresh fresh;
         MachineId m;
         FileStat dst;
+        struct stat st;
         bool creditable = false;
         size_t size;
         int r;
 
+        /* Everything that can fail is checked before anything is written:
+         * a failed provision leaves the tree as it found it. */
         if (o->machine_id) {
-                char text[MACHINE_ID_HEX_LEN + 2], name[NAME_MAX + 1];
-                _cleanup_close_ int etc = -EBADF;
-
                 machine_id_parse(o->machine_id, strlen(o->machine_id), &m);
                 if (m.state != MACHINE_ID_VALID)
                         return log_error_errno(-EINVAL, "Invalid --machine-id=%s: expected 32 hex digits", o->machine_id);
-                snprintf(text, sizeof(text), "%s\n", m.id);
-                /* The name itself is replaced (rename): a link there is
-                 * replaced, never written through. */
-                etc = root_open_parent("/etc/machine-id", tree, name);
-                r = etc < 0 ? etc : write_file_atomic_at(etc, name, text, strlen(text), 0444, WRITE_DURABLE);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to write %s: %m%s", mid_shown, mount_refusal(r));
         } else {
                 machine_id_read(&m);
-                if (m.state == MACHINE_ID_INVALID && (m.error == -EXDEV || m.error == CHASE_ERR_FOREIGN_MOUNT))
-                        return log_error_errno(m.error, "Failed to read %s: %m%s", mid_shown, mount_refusal(m.error));
+                if (m.state == MACHINE_ID_INVALID && m.error < 0)
+                        return log_error_errno(m.error, "Failed to read %s: %s: a provisioned seed must be bound to "
+                                               "the device's real machine-id (pass --machine-id=ID to set one)",
+                                               mid_shown,
+                                               tree_error_string(m.error, machine_id_error_string(m.error)));
                 if (m.state != MACHINE_ID_VALID)
                         return log_error_errno(-EINVAL, "%s is %s: a provisioned seed must be bound to the device's "
                                                "real machine-id (pass --machine-id=ID to set one)",
                                                mid_shown, machine_id_state_to_string(m.state));
         }
 
+        /* Never ship an image with a seed that looks good and is not: with
+         * this host's pool not initialized nothing is written at all (an
+         * earlier good seed stays). */
+        r = pool_probe_ready();
+        if (r <= 0)
+                return log_error_errno(r < 0 ? r : -EAGAIN, "Not provisioning %s/%s: %s", o->seed_dir_shown,
+                                       SEED_FILE_NAME, r < 0 ? "cannot ask the kernel whether its random pool is "
+                                       "initialized" : "this machine's random pool is not initialized (a seed from "
+                                       "it is not creditable); nothing written");
+
+        if (o->machine_id) {
+                /* The name itself is replaced (rename): a link there is
+                 * replaced, never written through. Its directory, and the
+                 * names the write needs, before the seed is written. */
+                etc = root_open_parent("/etc/machine-id", tree, name);
+                if (etc < 0)
+                        return log_error_errno(etc, "Failed to open the directory of %s: %s", mid_shown,
+                                               tree_error_string(etc, strerror(-etc)));
+                r = write_file_atomic_tmp_name(name, tmp, sizeof(tmp));
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write %s: %m", mid_shown);
+                if (fstatat(etc, name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISDIR(st.st_mode))
+                        return log_error_errno(-EISDIR, "Failed to write %s: it is a directory", mid_shown);
+                if (fstatat(etc, tmp, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISDIR(st.st_mode))
+                        return log_error_errno(-EISDIR, "Failed to write %s: a directory is in the way at %s%s, the "
+                                               "name of its temporary file", mid_shown,
+                                               etc_shown, tmp);
+        }
+
         dfd = seed_dir_open_locked(o->seed_dir, tree, SEED_LOCK_TIMEOUT_USEC, &dst);
         if (dfd < 0)
-                return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m%s", o->seed_dir_shown,
-                                       mount_refusal(dfd));
+                return log_seed_dir_error(dfd, o);
         /* Rule 6 on the device: root's, and no one else's; on the fd. */
         if ((dst.uid != 0 && fchown(dfd, 0, 0) < 0) || ((dst.mode & 077) != 0 && fchmod(dfd, 0700) < 0))
                 return log_error_errno(errno, "Failed to make %s root's with mode 0700: %m", o->seed_dir_shown);
 
         size = seed_size_for_poolsize(pool_size_bits());
         fresh_get(&fresh, size);
+        if (!fresh.initialized) {
+                /* Asked a moment ago: a kernel's pool never goes back. */
+                erase(&fresh, sizeof(fresh));
+                return log_error_errno(-EAGAIN, "Not provisioning %s/%s: this machine's random pool is not initialized",
+                                       o->seed_dir_shown, SEED_FILE_NAME);
+        }
         /* No VM generation: the device that boots the image has its own,
          * unknown here; the machine-id binds the seed to it. */
         r = write_next_seed(dfd, &m, NULL, NULL, 0, &fresh, false, &creditable);
         if (r < 0)
                 return log_error_errno(r, "Failed to write a seed to %s/%s: %m", o->seed_dir_shown, SEED_FILE_NAME);
         if (!creditable)
-                /* Never ship an image with a seed that looks good and is not:
-                 * this host's pool was not initialized. */
                 return log_error_errno(-EAGAIN, "The seed written to %s/%s is not creditable: this machine's random "
                                        "pool is not initialized", o->seed_dir_shown, SEED_FILE_NAME);
+
+        /* The seed first, the machine-id last: the rename of the machine-id
+         * is the commit. Should it fail, the tree keeps its old machine-id,
+         * and the new seed, bound to the ID that was not written, is mixed
+         * and never credited on it (rule 4): an image that boots safely, as
+         * before, and a run to repeat. The other order would leave a tree
+         * whose identity changed under a failed run, with a seed bound to
+         * the old one. */
+        if (o->machine_id) {
+                snprintf(text, sizeof(text), "%s\n", m.id);
+                r = write_file_atomic_at(etc, name, text, strlen(text), 0444, WRITE_DURABLE);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to write %s (by way of its temporary file %s%s): %s",
+                                               mid_shown, etc_shown, tmp, tree_error_string(r, strerror(-r)));
+        }
         log_info("provisioned %zu bits in %s/%s, bound to machine-id %s", size * 8, o->seed_dir_shown, SEED_FILE_NAME,
                  m.id);
         return 0;

@@ -402,9 +402,10 @@ static const char *read_error_string(int r) {
         return r == -EFBIG ? "larger than 64 KiB" :
                r == -EBADMSG ? "contains a NUL byte" :
                r == -EISDIR || r == -EBADFD ? "not a regular file" :
-               r == -ELOOP ? "a symbolic link" :
+               r == -ELOOP ? "a symbolic link loop (too many levels of links)" :
                r == -EXDEV ? "behind a mount point in the tree, not crossed" :
                r == CHASE_ERR_FOREIGN_MOUNT ? "behind a mount of a file system also mounted outside the tree, never crossed" :
+               r == -ENOSYS ? "/proc is not mounted, and without it no file is opened safely" :
                strerror(-r);
 }
 
@@ -423,7 +424,7 @@ static int name_exists(const char *path) {
         dir = slash == path ? strdup("/") : strndup(path, (size_t) (slash - path));
         if (!dir)
                 return -ENOMEM;
-        dfd = root_open_follow(dir);
+        dfd = root_open(dir, CHASE_DIRECTORY);
         if (dfd == -ENOENT || dfd == -ENOTDIR)
                 return 0;
         if (dfd < 0)
@@ -449,7 +450,9 @@ static int load_one(Config *c, const char *path, LoadBudget *budget, config_warn
         size_t n;
         int r;
 
-        fd = root_open_follow(path);
+        /* O_PATH first: only a regular file is opened for reading below,
+         * a device there never is (its driver's open() has effects). */
+        fd = root_open_path(path, 0);
         if (fd == -ENOENT) {
                 r = name_exists(path);
                 if (r == 0)
@@ -466,10 +469,13 @@ static int load_one(Config *c, const char *path, LoadBudget *budget, config_warn
         r = fd;
         if (fd >= 0 && fstat(fd, &st) >= 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
                 return 0;
-        if (fd >= 0)
+        if (fd >= 0) {
+                _cleanup_close_ int rfd = fd_reopen_regular(fd, NULL);
+
                 /* Bounded, and no NUL: the configuration decides whether
                  * seeds are credited, so it must be what it says it is. */
-                r = read_fd_bounded(fd, CONFIG_FILE_MAX, READ_NUL_TERMINATE | READ_REFUSE_NUL, &text, &n);
+                r = rfd < 0 ? rfd : read_fd_bounded(rfd, CONFIG_FILE_MAX, READ_NUL_TERMINATE | READ_REFUSE_NUL, &text, &n);
+        }
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -514,7 +520,7 @@ static int load_dropins(Config *c, LoadBudget *budget, config_warn_t warn, void 
 
         if (root_path(CONF_DROPIN_DIR, &shown) < 0)
                 return -ENOMEM;
-        dfd = root_open_follow(CONF_DROPIN_DIR);
+        dfd = root_open(CONF_DROPIN_DIR, CHASE_DIRECTORY);
         if (dfd == -ENOENT) {
                 r = name_exists(CONF_DROPIN_DIR);
                 if (r == 0)

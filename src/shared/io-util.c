@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/file.h>
+#include <sys/statfs.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -68,24 +69,83 @@ void file_stat_from_stat(const struct stat *st, FileStat *ret) {
         };
 }
 
+/* <linux/magic.h>'s, which C libraries without kernel headers lack. */
+#define PROC_FS_MAGIC 0x9fa0
+
+/* Whether /proc is the kernel's: /proc/self/fd/N is then the magic link to
+ * our own fd, and nothing a tree (or a chroot) could have planted in its
+ * place. Asked once per process. */
+static int proc_is_procfs(void) {
+        static int cached = -1;
+        struct statfs sfs;
+
+        if (cached < 0)
+                cached = statfs("/proc", &sfs) >= 0 && (uint32_t) sfs.f_type == (uint32_t) PROC_FS_MAGIC;
+        return cached;
+}
+
+/* The body of fd_reopen_regular(), for callers that have @st already. */
+static int reopen_regular(int path_fd, const struct stat *st, FileStat *ret_stat) {
+        char proc[32];
+        int fd;
+
+        if (S_ISDIR(st->st_mode))
+                return -EISDIR;
+        if (S_ISLNK(st->st_mode))
+                return -ELOOP;
+        /* Opening a device runs its driver's open() (a watchdog arms
+         * itself), a FIFO waits for a writer or is one: only a regular file
+         * is ever opened for reading. */
+        if (!S_ISREG(st->st_mode))
+                return -EBADFD;
+        /* Linux cannot open an O_PATH fd for reading by itself; its
+         * /proc/self/fd link reopens the very inode the fd holds, which a
+         * rename since cannot swap. Without the kernel's /proc, fail rather
+         * than open by a name someone else may control. */
+        if (!proc_is_procfs())
+                return -ENOSYS;
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%i", path_fd);
+        fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return errno == ENOENT ? -ENOSYS : negative_errno();
+        if (ret_stat)
+                file_stat_from_stat(st, ret_stat);
+        return fd;
+}
+
+int fd_reopen_regular(int path_fd, FileStat *ret_stat) {
+        struct stat st;
+
+        if (fstat(path_fd, &st) < 0)
+                return negative_errno();
+        return reopen_regular(path_fd, &st, ret_stat);
+}
+
 int open_nofollow_at(int dfd, const char *path, FileStat *ret_stat) {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
 
-        /* O_NONBLOCK: a FIFO planted under a name we read would otherwise
-         * wait for a writer that never comes, and hold up the boot with it.
-         * O_NOFOLLOW: a file is what it claims to be only if the name itself
-         * is the file; a symlink could point anywhere, including at a file
-         * every clone of an image shares. */
-        fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        /* O_PATH: nothing is opened for reading until fstat() says it is a
+         * regular file; a device's driver is never called, a FIFO never
+         * waited on. O_NOFOLLOW: a file is what it claims to be only if the
+         * name itself is the file; a symlink could point anywhere,
+         * including at a file every clone of an image shares. */
+        fd = openat(dfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
-        if (ret_stat) {
-                if (fstat(fd, &st) < 0)
-                        return negative_errno();
-                file_stat_from_stat(&st, ret_stat);
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        /* O_PATH|O_NOFOLLOW opens a symlink itself, where a plain open
+         * refuses it. */
+        if (S_ISLNK(st.st_mode))
+                return -ELOOP;
+        if (!S_ISREG(st.st_mode)) {
+                /* Good for fstat() only: any read fails (EBADF). */
+                if (ret_stat)
+                        file_stat_from_stat(&st, ret_stat);
+                return TAKE_FD(fd);
         }
-        return TAKE_FD(fd);
+        return reopen_regular(fd, &st, ret_stat);
 }
 
 const char *inode_type_to_string(mode_t mode) {

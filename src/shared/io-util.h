@@ -47,11 +47,22 @@ typedef struct FileStat {
 void file_stat_from_stat(const struct stat *st, FileStat *ret);
 
 /* Open @path relative to @dfd (AT_FDCWD, or a directory fd) for reading
- * without following a symlink in the last component (-ELOOP), without
- * blocking on a FIFO (O_NONBLOCK), and without taking a terminal. Returns
- * the fd and, when @ret_stat is non-NULL, what fstat() says; whatever the
- * type (the caller decides what to say about a non-regular file). */
+ * without following a symlink in the last component (-ELOOP). Nothing but
+ * a regular file is ever opened for reading: the name is opened O_PATH and
+ * fstat()ed first, so a device's driver is never called and a FIFO never
+ * waited on. Returns a readable fd for a regular file; for anything else an
+ * O_PATH fd, good for fstat() only (reads fail with EBADF): the caller
+ * decides what to say about it from @ret_stat (filled when non-NULL).
+ * -ENOSYS without the kernel's /proc (see fd_reopen_regular()). */
 int open_nofollow_at(int dfd, const char *path, FileStat *ret_stat);
+
+/* Open the file an O_PATH fd (or any fd) holds for reading, if and only if
+ * it is a regular file: -EISDIR, -ELOOP (a symlink itself), -EBADFD for
+ * anything else, so a device or a FIFO is never opened. The reopen goes
+ * through /proc/self/fd (Linux has no other way): -ENOSYS when /proc is not
+ * the kernel's, never a fall back to a name. A new fd, O_RDONLY|O_NONBLOCK;
+ * @ret_stat, when non-NULL, what fstat() said. */
+int fd_reopen_regular(int path_fd, FileStat *ret_stat);
 
 /* Read the regular file @fd, at most @max bytes, into a new buffer. A file
  * larger than @max is refused with -EFBIG before anything is read when fstat
@@ -79,10 +90,10 @@ int read_virtual_file(const char *path, size_t max, char **ret_buf, size_t *ret_
 /* The same into the caller's @buf of @max + 2 bytes. */
 int read_virtual_file_into(const char *path, size_t max, char *buf, size_t *ret_size);
 
-/* The read() of read_virtual_file_into() on an open @fd, whatever it is: for
- * small files whose every byte the caller then checks (the machine-id), so
- * that a FIFO, a device or a directory fails that check or the read, and no
- * fstat() is needed first. */
+/* The read() of read_virtual_file_into() on an open @fd: for small files
+ * whose every byte the caller then checks (the machine-id, the boot id),
+ * opened by fd_reopen_regular() or root_open_regular(), so never a device
+ * or a FIFO. */
 int read_fd_once_into(int fd, size_t max, char *buf, size_t *ret_size);
 
 /* open_nofollow_at() then read_fd_bounded(): the one way this project reads a

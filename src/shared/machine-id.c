@@ -63,10 +63,12 @@ void machine_id_read(MachineId *ret) {
         size_t n = 0;
         int r;
 
-        /* Followed: images that keep the id elsewhere link it here. */
-        fd = root_open_follow("/etc/machine-id");
+        /* Followed: images that keep the id elsewhere link it here. Only a
+         * regular file is opened for reading: a device there (a watchdog's
+         * node, say) is refused without its driver ever being called. */
+        fd = root_open_regular("/etc/machine-id", 0, NULL);
         if (fd == -ENOENT) {
-                _cleanup_close_ int lfd = root_open("/etc/machine-id", CHASE_NOFOLLOW);
+                _cleanup_close_ int lfd = root_open_path("/etc/machine-id", CHASE_NOFOLLOW);
 
                 /* A dangling link is an id that is elsewhere, not none. */
                 if (lfd == -ENOENT) {
@@ -74,22 +76,10 @@ void machine_id_read(MachineId *ret) {
                         return;
                 }
         }
-        /* Every byte is checked, so a directory or a device is refused by
-         * the read or the parser without an fstat() first; only nothing read
-         * needs one, an empty file (the state systemd's first boot starts
-         * from) and a FIFO without a writer looking alike. */
         r = fd < 0 ? fd : read_fd_once_into(fd, MACHINE_ID_FILE_MAX, buf, &n);
-        if (r >= 0 && n == 0) {
-                struct stat st;
-
-                if (fstat(fd, &st) < 0)
-                        r = negative_errno();
-                else if (!S_ISREG(st.st_mode))
-                        r = -EBADFD;
-        }
         if (r < 0) {
                 /* Unreadable, a dangling link's loop, a directory, a FIFO,
-                 * too long: there, but not an id. */
+                 * a device, too long: there, but not an id. */
                 *ret = (MachineId) { .state = MACHINE_ID_INVALID, .error = r };
                 return;
         }
@@ -102,7 +92,7 @@ int boot_id_read(char ret[static MACHINE_ID_HEX_LEN + 1]) {
         size_t n, k = 0;
         int r;
 
-        fd = root_open("/proc/sys/kernel/random/boot_id", CHASE_NOFOLLOW);
+        fd = root_open_regular("/proc/sys/kernel/random/boot_id", CHASE_NOFOLLOW, NULL);
         if (fd < 0)
                 return fd;
         r = read_fd_once_into(fd, 64, buf, &n);

@@ -16,17 +16,12 @@
  * /proc links to the host's cannot make us read the host's files. */
 static int read_in_root(size_t max, char *buf, size_t *ret_size) {
         _cleanup_close_ int fd = -EBADF;
-        struct stat st;
         FileStat fst;
 
-        fd = root_open_follow("/proc/cmdline");
+        /* Opened for reading only if it is a regular file (as /proc's are). */
+        fd = root_open_regular("/proc/cmdline", 0, &fst);
         if (fd < 0)
                 return fd;
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
-        file_stat_from_stat(&st, &fst);
         return read_fd_bounded_stat_into(fd, &fst, max, READ_NUL_TERMINATE, buf, ret_size);
 }
 

@@ -592,3 +592,97 @@ bool path_is_normalized_absolute(const char *path) {
         }
         return true;
 }
+
+/* The last component @name in the directory @dfd, O_PATH and not
+ * followed, under the same mount rule as every step before it
+ * (chase_check_step(): mount IDs, and with CHASE_MOUNTS_IN_TREE only file
+ * systems mounted nowhere outside the tree below @root_fd). */
+static int open_last_as_path(int root_fd, int dfd, const char *name, ChaseFlags flags) {
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        r = chase_check_step(root_fd, dfd, fd, flags);
+        if (r < 0)
+                return r;
+        return TAKE_FD(fd);
+}
+
+int chase_open_path_at(int root_fd, const char *path, ChaseFlags flags) {
+        char cur[PATH_MAX], next[PATH_MAX], name[NAME_MAX + 1], target[PATH_MAX];
+        unsigned links = 0;
+
+        if (strlen(path) >= sizeof(cur))
+                return -ENAMETOOLONG;
+        memcpy(cur, path, strlen(path) + 1);
+        /* "name/" names a directory, as it does to the kernel. */
+        if (*path && path[strlen(path) - 1] == '/')
+                flags |= CHASE_DIRECTORY;
+        /* The tree's rule, as chase_plain() takes it for the steps before. */
+        if (root_tree && root_fd == root_dfd)
+                flags |= root_tree_flags;
+        if (flags & CHASE_NO_XDEV)
+                flags &= ~CHASE_MOUNTS_IN_TREE;
+
+        for (;;) {
+                _cleanup_close_ int pfd = -EBADF, fd = -EBADF;
+                struct stat st;
+                size_t dirlen;
+                ssize_t n;
+                int k;
+
+                /* Every directory on the way by the resolver, with its
+                 * rules; only the last step is ours. */
+                pfd = chase_parent_at(root_fd, cur, flags & ~CHASE_DIRECTORY, name);
+                if (pfd < 0)
+                        return pfd;
+                fd = open_last_as_path(root_fd, pfd, name, flags);
+                if (fd < 0)
+                        return fd;
+                if (fstat(fd, &st) < 0)
+                        return negative_errno();
+                if (!S_ISLNK(st.st_mode)) {
+                        if ((flags & CHASE_DIRECTORY) && !S_ISDIR(st.st_mode))
+                                return -ENOTDIR;
+                        return TAKE_FD(fd);
+                }
+
+                /* A symlink: its target replaces it, from the root when
+                 * absolute, from its directory otherwise. */
+                if ((flags & (CHASE_NOFOLLOW | CHASE_NO_SYMLINKS)) || ++links > CHASE_LINKS_MAX)
+                        return -ELOOP;
+                n = readlinkat(fd, "", target, sizeof(target) - 1);
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        return -ENOENT;
+                target[n] = 0;
+                dirlen = strlen(cur);
+                while (dirlen > 0 && cur[dirlen - 1] == '/')
+                        dirlen--;
+                while (dirlen > 0 && cur[dirlen - 1] != '/')
+                        dirlen--;
+                k = target[0] == '/' ? snprintf(next, sizeof(next), "%s", target) :
+                        snprintf(next, sizeof(next), "%.*s%s", (int) dirlen, cur, target);
+                if (k < 0 || (size_t) k >= sizeof(next))
+                        return -ENAMETOOLONG;
+                memcpy(cur, next, (size_t) k + 1);
+        }
+}
+
+int root_open_path(const char *path, ChaseFlags flags) {
+        int fd = root_fd();
+
+        return fd < 0 ? fd : chase_open_path_at(fd, path, flags);
+}
+
+int root_open_regular(const char *path, ChaseFlags flags, FileStat *ret_stat) {
+        _cleanup_close_ int fd = -EBADF;
+
+        fd = root_open_path(path, flags);
+        if (fd < 0)
+                return fd;
+        return fd_reopen_regular(fd, ret_stat);
+}

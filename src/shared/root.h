@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "io-util.h"
+
 /* The directory every system path is taken relative to: "/" on a running
  * system; an image's tree with entropy-seed --root= and entropyctl --root=
  * (image builders, and tests). Set once by a front end before anything
@@ -110,6 +112,21 @@ int root_open_parent(const char *path, ChaseFlags flags, char ret_name[static NA
 /* root_open(@path, 0): a file to read, as the running system would find
  * it. */
 int root_open_follow(const char *path);
+
+/* @path below @root_fd, resolved as chase_open_at() resolves it (@flags
+ * alike), but the last component is opened O_PATH: whatever it is, it is
+ * not opened for reading, so a device's driver is never called and a FIFO
+ * never waited on. The fd is for fstat() and fd_reopen_regular(). Every
+ * file read under a root is opened this way first. */
+int chase_open_path_at(int root_fd, const char *path, ChaseFlags flags);
+
+/* The same below root_fd(). */
+int root_open_path(const char *path, ChaseFlags flags);
+
+/* root_open_path(), then fd_reopen_regular(): a file to read, opened for
+ * reading only when it is a regular file (-EISDIR, -EBADFD otherwise;
+ * -ENOSYS without the kernel's /proc). @ret_stat as there. */
+int root_open_regular(const char *path, ChaseFlags flags, FileStat *ret_stat);
 
 /* 1 when the directory @fd is this system's root directory (or its init's
  * root, when this runs in a chroot) however it was reached: a bind mount, a

@@ -1057,6 +1057,7 @@ def provision_refuses_uninitialized_pool(e):
     e.env.pop("FAKE_POOL_STATE")
     e.run_seed("provision", expect=1)
     check("not creditable" in e.out, "message", e.out)
+    check(not os.path.exists(e.seed), "a seed was written although the pool is not initialized", e.out)
 
 
 # --- usage --------------------------------------------------------------------

@@ -24,6 +24,7 @@ Usage: ci-check-image.py ENTROPYCTL CONF_FILE
 """
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -182,5 +183,86 @@ with tempfile.TemporaryDirectory() as tmp:
                 F.check(not T.diff(before, T.snapshot_real()), f"{args}: this machine's files changed")
     finally:
         shutil.rmtree(public)
+
+# ---- Nothing but a regular file is opened: a device (its driver's open()
+# has effects: a watchdog's node arms the host's watchdog) or a FIFO at the
+# configuration's path or a drop-in's is reported, never opened.
+def opened_for_reading(log, name):
+    with open(log) as f:
+        return [line.strip() for line in f
+                if (f'"{name}"' in line or f'/{name}"' in line) and
+                not any(flag in line for flag in ("O_PATH", "O_DIRECTORY", "O_CREAT"))]
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    img = os.path.join(tmp, "img")
+    kinds = ["fifo"] + (["chr"] if os.geteuid() == 0 else [])
+    for rel in (conf_rel, conf_rel + ".d/10-x.conf"):
+        for kind in kinds:
+            shutil.rmtree(img, ignore_errors=True)
+            T.put(img, "etc/machine-id", "uninitialized\n", 0o444)
+            p = os.path.join(img, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            if kind == "chr":
+                os.mknod(p, 0o644 | 0o020000, os.makedev(1, 5))     # /dev/zero's numbers
+            else:
+                os.mkfifo(p)
+            for fix in ([], ["--fix"]):
+                doc, proc = T.run_json(ctl, img, *fix)
+                if not F.check(doc is not None, f"{kind} at /{rel} {fix}: no JSON: {proc.returncode} {proc.stderr!r}"):
+                    continue
+                F.check(proc.returncode == 1 and doc["configuration_problem"] and
+                        "not a regular file" in doc["configuration_problem"],
+                        f"{kind} at /{rel} {fix}: exit {proc.returncode}, {doc['configuration_problem']!r}")
+            if T.have_strace():
+                log = os.path.join(tmp, "strace.log")
+                proc = subprocess.run(["strace", "-f", "-qq", "-o", log, "-e", "trace=open,openat,openat2", ctl,
+                                       "check-image", img], capture_output=True, text=True, timeout=120,
+                                      env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+                bad = opened_for_reading(log, os.path.basename(rel))
+                F.check(not bad, f"{kind} at /{rel}: opened for reading: {bad}")
+
+    # ---- A broken configuration names no directory to trust, whatever its
+    # Directory= says: only the default one is checked and fixed.
+    shutil.rmtree(img, ignore_errors=True)
+    T.put(img, "etc/machine-id", "uninitialized\n", 0o444)
+    T.put(img, "root/.aws/credentials", "aws_secret_access_key=x\n")
+    T.put(img, "var/lib/entropy-gate/seed", "seed bytes")
+    T.put(img, conf_rel, "[Seed]\nDirectory=/root/.aws\nNoSuchKey=1\n")
+    for fix in ([], ["--fix"]):
+        doc, proc = T.run_json(ctl, img, *fix)
+        if F.check(doc is not None, f"broken configuration {fix}: no JSON: {proc.stderr!r}"):
+            F.check(proc.returncode == 1 and doc["configuration_problem"] and
+                    doc["seed_directory"] == "/var/lib/entropy-gate",
+                    f"broken configuration {fix}: exit {proc.returncode}, {doc['seed_directory']!r}")
+            F.check(all(not f["path"].startswith("/root") for f in doc["findings"]),
+                    f"broken configuration {fix}: {[f['path'] for f in doc['findings']]}")
+        F.check(os.path.exists(os.path.join(img, "root/.aws/credentials")),
+                f"broken configuration {fix}: /root/.aws/credentials removed")
+    F.check(not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")),
+            "broken configuration --fix: the default directory's seed was left")
+    p = T.run(ctl, img, "--fix")
+    F.check("only /var/lib/entropy-gate was checked and fixed" in p.stdout, f"broken configuration: {p.stdout!r}")
+
+    # ---- One root per run: a second one is a usage error, never a silent choice.
+    other = os.path.join(tmp, "other")
+    os.makedirs(other)
+    for args in (["--root=" + img, "--root=" + other], [img, "--root=" + other]):
+        p = subprocess.run([ctl, "check-image", *args], capture_output=True, text=True, timeout=60)
+        F.check(p.returncode == 2 and "once" in p.stderr, f"{args}: exit {p.returncode} {p.stderr!r}")
+
+    # ---- A directory that cannot be read to its end fails the check: a
+    # seed past the failure would otherwise be missed and "clean" said.
+    if T.have_strace():
+        shutil.rmtree(img, ignore_errors=True)
+        T.put(img, "etc/machine-id", "uninitialized\n", 0o444)
+        T.put(img, "var/lib/seedrng/seed.credit", "seed bytes")
+        p = subprocess.run(["strace", "-f", "-qq", "-o", "/dev/null", "-e", "inject=getdents64:error=EIO", ctl,
+                            "check-image", img], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+        F.check(p.returncode == 1 and "Input/output error" in p.stderr and "clean" not in p.stdout,
+                f"unreadable directory: exit {p.returncode} {p.stdout!r} {p.stderr!r}")
+    else:
+        print("SKIP (this case only): no strace to make a directory unreadable")
 
 F.exit("ci-check-image")

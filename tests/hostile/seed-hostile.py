@@ -744,6 +744,117 @@ def unidentified_boot_credits_no_credential(e):
     e.run_seed("load")
     check(e.credited() == [] and x.hex() in e.mixed(), "a credential was credited in a boot without an id", e.out)
 
+# --- provision: nothing but regular files is opened; a failure writes nothing -----
+
+def opened_for_reading(log, names):
+    """The open calls in strace's @log that name one of @names (a last
+    component) without O_PATH, O_DIRECTORY or O_CREAT: a file opened for
+    reading, which a device's driver would see."""
+    bad = []
+    with open(log) as f:
+        for line in f:
+            if not any(f'"{n}"' in line or f'/{n}"' in line for n in names):
+                continue
+            if not any(c in line for c in ("open(", "openat(", "openat2(")):
+                continue
+            if not any(flag in line for flag in ("O_PATH", "O_DIRECTORY", "O_CREAT")):
+                bad.append(line.strip())
+    return bad
+
+
+def traced(args, env, log):
+    return run(["strace", "-f", "-qq", "-o", log, "-e", "trace=open,openat,openat2", *args], env, timeout=60)
+
+
+@case
+def provision_never_opens_a_device_or_fifo(e):
+    # A device planted at IMG/etc/machine-id (or at the configuration's path)
+    # is reported, never opened: opening one runs its driver (a watchdog's
+    # node arms the host's watchdog). /dev/zero's numbers stand for any.
+    for rel, what in (("etc/machine-id", "machine-id"), (cli.CONF_FILE.lstrip("/"), "configuration")):
+        for kind in ("chr", "fifo"):
+            img = image(e.top, f"img-{what}-{kind}")
+            p = os.path.join(img, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            if os.path.lexists(p):
+                os.unlink(p)
+            if kind == "chr":
+                os.mknod(p, 0o644 | 0o020000, os.makedev(1, 5))
+            else:
+                os.mkfifo(p)
+            rc, out = provision(e, img)
+            check(rc == 1 and "not a regular file" in out, f"provision with a {kind} at /{rel} exited {rc}", out)
+            check(not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")),
+                  f"provision wrote a seed with a {kind} at /{rel}", out)
+            if shutil.which("strace"):
+                log = os.path.join(e.top, f"strace-{what}-{kind}")
+                rc, out = traced([SEED_BIN, "provision", "--root=" + img], e.env, log)
+                bad = opened_for_reading(log, [os.path.basename(rel)])
+                check(not bad, f"provision opened the {kind} at /{rel} for reading: {bad}", out)
+
+
+@case
+def provision_failing_writes_nothing(e):
+    # A failure after --machine-id= was checked must leave the tree as it
+    # was: the machine-id is written last, once everything else held.
+    mid = "00112233445566778899aabbccddeeff"
+    old_mid = "fedcba9876543210fedcba9876543210\n"
+
+    def mid_now(img):
+        with open(os.path.join(img, "etc/machine-id")) as f:
+            return f.read()
+
+    # No /var/lib: the state file system is not mounted.
+    img = image(e.top, "no-var-lib")
+    shutil.rmtree(os.path.join(img, "var/lib"))
+    rc, out = provision(e, img, "--machine-id=" + mid)
+    check(rc == 1 and mid_now(img) == old_mid, f"provision without /var/lib exited {rc} and left {mid_now(img)!r}", out)
+
+    # The seed directory's lock held by someone else.
+    import fcntl
+    img = image(e.top, "locked")
+    seeds = os.path.join(img, "var/lib/entropy-gate")
+    os.makedirs(seeds, mode=0o700)
+    fd = os.open(seeds, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        rc, out = provision(e, img, "--machine-id=" + mid)
+    finally:
+        os.close(fd)
+    check(rc == 1 and mid_now(img) == old_mid, f"provision with the lock held exited {rc} and left {mid_now(img)!r}", out)
+    check("another process has held its lock" in out and "Connection timed out" not in out,
+          "provision's lock timeout: message", out)
+
+    # A leftover directory where the machine-id's temporary file goes:
+    # named, and found before the seed is written.
+    img = image(e.top, "leftover")
+    os.makedirs(os.path.join(img, "etc/.#machine-id.new"))
+    rc, out = provision(e, img, "--machine-id=" + mid)
+    check(rc == 1 and ".#machine-id.new" in out and "Is a directory" not in out,
+          f"provision with a directory at etc/.#machine-id.new exited {rc}", out)
+    check(mid_now(img) == old_mid and not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")),
+          "provision wrote something although the machine-id could not be written", out)
+
+    # This host's pool not initialized: nothing written, an earlier good
+    # seed and its directory's mode kept.
+    img = image(e.top, "not-ready")
+    rc, out = provision(e, img)
+    check(rc == 0, f"provision exited {rc}", out)
+    seed = os.path.join(img, "var/lib/entropy-gate/seed")
+    with open(seed, "rb") as f:
+        good = f.read()
+    os.chmod(os.path.dirname(seed), 0o755)
+    env = dict(e.env)
+    env.pop("FAKE_POOL_STATE", None)
+    env["FAKE_POOL_READY_AFTER_MS"] = "never"
+    rc, out = run([SEED_BIN, "provision", "--root=" + img, "--machine-id=" + mid], env)
+    with open(seed, "rb") as f:
+        now = f.read()
+    check(rc == 1 and "not initialized" in out, f"provision with the pool not initialized exited {rc}", out)
+    check(now == good, "provision replaced a good seed while the pool was not initialized", out)
+    check(os.stat(os.path.dirname(seed)).st_mode & 0o777 == 0o755, "provision changed the directory's mode", out)
+    check(mid_now(img) == old_mid, "provision wrote the machine-id while the pool was not initialized", out)
+
 
 def main():
     if os.geteuid() != 0:

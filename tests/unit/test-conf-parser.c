@@ -321,6 +321,27 @@ static void test_load_warning_names_file(void **state) {
         config_done(&c);
 }
 
+static void test_load_not_a_file(void **state) {
+        char path[2 * PATH_MAX];
+        Config c;
+
+        /* A loop is said to be one, not "a symbolic link". */
+        snprintf(path, sizeof(path), "%s%s", root, CONF_FILE);
+        assert_int_equal(symlink(strrchr(CONF_FILE, '/') + 1, path), 0);
+        assert_int_equal(config_load(&c, NULL, NULL), 0);
+        assert_non_null(c.broken);
+        assert_non_null(strstr(c.broken, "cannot be read: a symbolic link loop"));
+        config_done(&c);
+
+        /* A FIFO with no writer: not waited for, not opened, not a regular file. */
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(mkfifo(path, 0644), 0);
+        assert_int_equal(config_load(&c, NULL, NULL), 0);
+        assert_non_null(c.broken);
+        assert_non_null(strstr(c.broken, "cannot be read: not a regular file"));
+        config_done(&c);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_table),
@@ -329,6 +350,7 @@ int main(void) {
                 cmocka_unit_test(test_load_nothing),
                 cmocka_unit_test_setup_teardown(test_load_order, setup_tree, teardown_tree),
                 cmocka_unit_test_setup_teardown(test_load_warning_names_file, setup_tree, teardown_tree),
+                cmocka_unit_test_setup_teardown(test_load_not_a_file, setup_tree, teardown_tree),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <cmocka.h>
 
 #include "io-util.h"
@@ -122,12 +123,35 @@ static void test_open_symlink_fifo_dir(void **state) {
         assert_true(fd >= 0);
         assert_true(S_ISFIFO(st.mode));
         assert_int_equal(read_fd_bounded(fd, 100, 0, &buf, &n), -EBADFD);
+        /* Never opened, only looked at: an O_PATH fd, and no reopen. */
+        assert_true(fcntl(fd, F_GETFL) & O_PATH);
+        assert_int_equal(fd_reopen_regular(fd, NULL), -EBADFD);
         safe_close(fd);
+
+        /* A device likewise (/dev/zero's numbers; mknod needs root). */
+        if (mknodat(dfd, "chr", S_IFCHR | 0600, makedev(1, 5)) >= 0) {
+                fd = open_nofollow_at(dfd, "chr", &st);
+                assert_true(fd >= 0);
+                assert_true(S_ISCHR(st.mode));
+                assert_true(fcntl(fd, F_GETFL) & O_PATH);
+                assert_int_equal(read_fd_bounded(fd, 100, 0, &buf, &n), -EBADFD);
+                safe_close(fd);
+        }
 
         assert_int_equal(mkdirat(dfd, "sub", 0700), 0);
         fd = open_nofollow_at(dfd, "sub", &st);
         assert_true(fd >= 0);
         assert_true(S_ISDIR(st.mode));
+        assert_int_equal(fd_reopen_regular(fd, NULL), -EISDIR);
+        safe_close(fd);
+
+        /* A regular file is reopened for reading. */
+        fd = open_nofollow_at(dfd, "target", &st);
+        assert_true(fd >= 0);
+        assert_false(fcntl(fd, F_GETFL) & O_PATH);
+        assert_int_equal(read_fd_bounded(fd, 100, READ_NUL_TERMINATE, &buf, &n), 0);
+        assert_string_equal(buf, "secret");
+        free(buf);
         safe_close(fd);
 
         assert_int_equal(open_nofollow_at(dfd, "missing", &st), -ENOENT);
