@@ -171,10 +171,10 @@ static int gate_units(int dfd, const char *dir, char *const *units, const FstabM
                 if (why) {
                         if (skipped_report(&skipped))
                                 log_warning("Not ordering %s after entropy-ready.target, it would make an ordering cycle: "
-                                            "the seed directory is on a network file system (%s, %s%s), which is "
+                                            "the seed directory is on a network file system (%s, %s%s%s), which is "
                                             "mounted after the network is up, and %s",
                                             *u, network->where, network->fstype,
-                                            network->netdev ? " with _netdev" : "", why);
+                                            network->by ? " with " : "", network->by ?: "", why);
                         continue;
                 }
                 if (tfind(*u, &gated, compare_names))

@@ -116,6 +116,27 @@ static bool options_have_netdev(const char *options) {
         return false;
 }
 
+/* Whether @options order the mount after other units or mounts: then
+ * what brings the network up may come before it. */
+static bool options_order_after_units(const char *options) {
+        static const char *const ordering[] = {
+                "x-systemd.after=", "x-systemd.requires=", "x-systemd.requires-mounts-for=",
+                "x-systemd.wants-mounts-for=",
+        };
+
+        for (const char *o = options; *o; ) {
+                size_t l = strcspn(o, ",");
+
+                for (size_t i = 0; i < ELEMENTSOF(ordering); i++)
+                        if (l >= strlen(ordering[i]) && strncmp(o, ordering[i], strlen(ordering[i])) == 0)
+                                return true;
+                o += l;
+                if (*o == ',')
+                        o++;
+        }
+        return false;
+}
+
 /* @where is @path or a directory above it. */
 static bool path_is_under(const char *path, const char *where) {
         size_t l = strlen(where);
@@ -133,6 +154,7 @@ int fstab_find_network_mount(const char *text, const char *path, FstabMount *ret
         for (const char *line = text; line && *line; ) {
                 const char *end = strchrnul(line, '\n'), *p = line;
                 char spec[PATH_MAX], where[PATH_MAX], fstype[sizeof(best.fstype)], options[4096];
+                const char *by;
                 int r;
 
                 line = *end ? end + 1 : NULL;
@@ -146,14 +168,16 @@ int fstab_find_network_mount(const char *text, const char *path, FstabMount *ret
                     next_field(&p, end, fstype, sizeof(fstype)) < 0)
                         continue;
                 r = next_field(&p, end, options, sizeof(options));
-                if (r == -2)
-                        continue;
                 if (r == -1)
                         options[0] = '\0';
 
                 if (!where_normalize(where) || streq(where, "/") || !path_is_under(path, where))
                         continue;
-                if (!fstype_is_network(fstype) && !options_have_netdev(options))
+                /* Options unread are options that may say _netdev. */
+                by = r == -2 ? "options too long to read" :
+                     options_have_netdev(options) ? "_netdev" :
+                     options_order_after_units(options) ? "x-systemd ordering options" : NULL;
+                if (!fstype_is_network(fstype) && !by)
                         continue;
                 if (found && strlen(where) <= best_len)
                         continue;
@@ -162,7 +186,8 @@ int fstab_find_network_mount(const char *text, const char *path, FstabMount *ret
                 best_len = strlen(where);
                 memcpy(best.where, where, best_len + 1);
                 memcpy(best.fstype, fstype, strlen(fstype) + 1);
-                best.netdev = options_have_netdev(options);
+                best.netdev = by != NULL;
+                best.by = by;
         }
         if (!found)
                 return 0;

@@ -21,7 +21,8 @@ bool fstype_is_network(const char *fstype);
 typedef struct FstabMount {
         char where[PATH_MAX];   /* the mount point, unescaped and normalized */
         char fstype[64];
-        bool netdev;            /* the _netdev option */
+        bool netdev;            /* by its options, whatever its type: see @by */
+        const char *by;         /* which options, in words: "_netdev", ...; NULL by type alone */
 } FstabMount;
 
 /* Pure: of the entries in fstab @text, the network mount (a network type
@@ -31,6 +32,12 @@ typedef struct FstabMount {
  * systemd starts. Fields are split at blanks and unescaped as libmount does
  * (\040 a space, any \ and three octal digits); a line with fewer than three
  * fields, a mount point that is not absolute or has a ".." component, or a
- * field too long to hold, is ignored, as a line that means nothing.
+ * field too long to hold, is ignored, as a line that means nothing; but a
+ * mount on the way whose options are too long to read is taken for a
+ * network one (systemd reads them). Options that order the mount after
+ * other units or mounts (x-systemd.after=, x-systemd.requires=,
+ * x-systemd.requires-mounts-for=, x-systemd.wants-mounts-for=: the
+ * documented way to put a block device that needs the network after it)
+ * make it one too: those units may be the network's.
  * Returns 1 and fills @ret when there is one, 0 when not. */
 int fstab_find_network_mount(const char *text, const char *path, FstabMount *ret);

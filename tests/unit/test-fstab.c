@@ -50,6 +50,11 @@ static void test_find(void **state) {
                 { "/dev/sdb1 /var ext4 _netdev=1,noatime 0 2\n", "/var", "ext4", true },
                 { "/dev/sdb1 /var ext4 x_netdev,_netdevx 0 2\n", NULL, NULL, false },
                 { "/dev/sdb1 /var ext4 defaults 0 2\n", NULL, NULL, false },
+                /* A block device put after the network by its options. */
+                { "LABEL=data /var ext4 x-systemd.requires=network-online.target 0 2\n", "/var", "ext4", true },
+                { "LABEL=data /var ext4 defaults,x-systemd.after=network.target 0 2\n", "/var", "ext4", true },
+                { "LABEL=data /var ext4 x-systemd.requires-mounts-for=/srv/nfs 0 2\n", "/var", "ext4", true },
+                { "LABEL=data /var ext4 x-systemd.device-timeout=10s 0 2\n", NULL, NULL, false },
                 /* Every mount on the way counts, the nearest is named. */
                 { "srv:/v /var nfs defaults 0 0\n/dev/vda3 /var/lib ext4 defaults 0 2\n", "/var", "nfs", false },
                 { "srv:/v /var nfs defaults 0 0\nsrv:/l /var/lib nfs4 defaults 0 0\n", "/var/lib", "nfs4", false },
@@ -115,6 +120,16 @@ static void test_long_fields(void **state) {
         memcpy(text, "srv:/v /", 8);
         strcpy(text + n, " nfs defaults 0 0\n");
         assert_int_equal(fstab_find_network_mount(text, SEED, &m), 0);
+
+        /* Options too long to read, on a mount on the way: they may say
+         * _netdev, and systemd reads them: a network mount. */
+        strcpy(text, "LABEL=data /var ext4 ");
+        memset(text + strlen(text), 'o', 5000);
+        strcpy(text + strlen("LABEL=data /var ext4 ") + 5000, " 0 2\n");
+        assert_int_equal(fstab_find_network_mount(text, SEED, &m), 1);
+        assert_string_equal(m.where, "/var");
+        assert_true(m.netdev);
+        assert_string_equal(m.by, "options too long to read");
         free(text);
 }
 
