@@ -678,6 +678,48 @@ def text_in_any_encoding_is_never_credited(e):
         check("it is text" in e.out, f"{name}: message", e.out)
 
 
+RU = "Пароль для виртуальной машины: секретная фраза номер один"
+
+
+def text_never_credited(e, name, data):
+    e.new_boot()
+    put_credential(e, data)
+    e.run_seed("load")
+    check(data.hex() not in e.credited() and data.rstrip(b"\0\r\n").hex() not in e.credited()
+          and data.hex() in e.mixed(), f"text ({name}) was credited", e.out)
+    check("it is text" in e.out, f"{name}: message", e.out)
+
+
+@case
+def utf16_with_a_byte_order_mark_is_never_credited(e):
+    # Whatever follows the mark: a noncharacter or a lone surrogate in the
+    # middle of Cyrillic text once made all of it 8 bits a byte.
+    for bo in ("le", "be"):
+        t = RU.encode("utf-16-" + bo)
+        bom = "\ufeff".encode("utf-16-" + bo)
+        lone = b"\x00\xd8" if bo == "le" else b"\xd8\x00"
+        text_never_credited(e, f"UTF-16{bo} mark + U+FFFF", bom + t[:20] + b"\xff\xff" + t[20:])
+        text_never_credited(e, f"UTF-16{bo} mark + lone surrogate", bom + t[:20] + lone + t[20:])
+    text_never_credited(e, "UTF-8 mark + 0xff", b"\xef\xbb\xbf" + RU.encode()[:40] + b"\xff" + RU.encode()[40:])
+
+
+@case
+def utf16_with_an_odd_stray_byte_is_never_credited(e):
+    for bo in ("le", "be"):
+        t = RU.encode("utf-16-" + bo)
+        for stray in (b" ", b"\x1a", b"\xff"):
+            text_never_credited(e, f"UTF-16{bo} + {stray!r}", t + stray)
+            text_never_credited(e, f"UTF-16{bo} mark + {stray!r}", "\ufeff".encode("utf-16-" + bo) + t + stray)
+
+
+@case
+def utf16_cyrillic_without_a_byte_order_mark_is_never_credited(e):
+    for bo in ("le", "be"):
+        text_never_credited(e, f"UTF-16{bo} Cyrillic", RU.encode("utf-16-" + bo))
+        text_never_credited(e, f"UTF-16{bo} Greek",
+                            "Ο κωδικός της εικονικής μηχανής είναι μυστικός".encode("utf-16-" + bo))
+
+
 @case
 def credential_not_roots_alone_is_mixed(e):
     x = binary_credential()
