@@ -14,12 +14,12 @@
 /* Inside a root, /proc/cmdline is resolved as every other path there:
  * symlinks are followed inside the root, never out of it, so an image whose
  * /proc links to the host's cannot make us read the host's files. */
-static int read_in_root(size_t max, char *buf, size_t *ret_size) {
+static int read_in_root(const char *path, size_t max, char *buf, size_t *ret_size) {
         _cleanup_close_ int fd = -EBADF;
         FileStat fst;
 
         /* Opened for reading only if it is a regular file (as /proc's are). */
-        fd = root_open_regular("/proc/cmdline", 0, &fst);
+        fd = root_open_regular(path, 0, &fst);
         if (fd < 0)
                 return fd;
         return read_fd_bounded_stat_into(fd, &fst, max, READ_NUL_TERMINATE, buf, ret_size);
@@ -40,7 +40,7 @@ int proc_cmdline_read_into(char *buf, size_t size) {
                 return 0;
         }
         if (root_get())
-                r = read_in_root(max, buf, &n);
+                r = read_in_root("/proc/cmdline", max, buf, &n);
         else
                 r = read_virtual_file_into("/proc/cmdline", max, buf, &n);
         if (r == -ENOENT && root_get()) {
@@ -242,10 +242,8 @@ size_t efi_options_variable_to_text(const uint8_t *p, size_t size, char *ret) {
 }
 
 int efi_options_read(EfiOptionsSource source, char **ret) {
-        _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
         size_t n, max;
-        FileStat fst;
         int r;
 
         if (!efi_options_path(source))
@@ -255,10 +253,10 @@ int efi_options_read(EfiOptionsSource source, char **ret) {
 
         /* As much as the longest command line, in either encoding. */
         max = source == EFI_OPTIONS_VARIABLE ? EFI_ATTRIBUTES_SIZE + 2 * (size_t) CMDLINE_MAX : CMDLINE_MAX;
-        fd = root_open_regular(efi_options_paths[source], 0, &fst);
-        if (fd < 0)
-                return fd;
-        r = read_fd_bounded_stat(fd, &fst, max, READ_NUL_TERMINATE, &buf, &n);
+        buf = malloc(max + 1);
+        if (!buf)
+                return -ENOMEM;
+        r = read_in_root(efi_options_paths[source], max, buf, &n);
         if (r < 0)
                 return r;
         if (source == EFI_OPTIONS_VARIABLE)
