@@ -732,21 +732,6 @@ TEXTS = {
 }
 
 
-@case
-def text_in_any_encoding_is_never_credited(e):
-    for name, data in TEXTS.items():
-        e.new_boot()
-        put_credential(e, data)
-        e.run_seed("load")
-        check(data.hex() not in e.credited() and data.rstrip(b"\0\r\n").hex() not in e.credited()
-              and data.hex() in e.mixed(),
-              f"text ({name}) was credited", e.out)
-        check("it is text" in e.out, f"{name}: message", e.out)
-
-
-RU = "Пароль для виртуальной машины: секретная фраза номер один"
-
-
 def text_never_credited(e, name, data):
     e.new_boot()
     put_credential(e, data)
@@ -754,6 +739,15 @@ def text_never_credited(e, name, data):
     check(data.hex() not in e.credited() and data.rstrip(b"\0\r\n").hex() not in e.credited()
           and data.hex() in e.mixed(), f"text ({name}) was credited", e.out)
     check("it is text" in e.out, f"{name}: message", e.out)
+
+
+@case
+def text_in_any_encoding_is_never_credited(e):
+    for name, data in TEXTS.items():
+        text_never_credited(e, name, data)
+
+
+RU = "Пароль для виртуальной машины: секретная фраза номер один"
 
 
 @case
@@ -905,19 +899,19 @@ def provision_never_opens_a_device_or_fifo(e):
 def provision_never_reads_efi_options(e):
     # An image's EFI variables are its firmware's, as its command line is
     # its boot loader's: FIFOs planted there are never opened.
-    img = image(e.top, "img-efi")
-    for rel in (EFI_OPTIONS_CACHE, EFI_OPTIONS_VARIABLE):
-        p = os.path.join(img, rel)
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        os.mkfifo(p)
+    imgs = [image(e.top, "img-efi"), image(e.top, "img-efi-traced")]
+    for img in imgs:
+        for rel in (EFI_OPTIONS_CACHE, EFI_OPTIONS_VARIABLE):
+            p = os.path.join(img, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            os.mkfifo(p)
+    rc, out = provision(e, imgs[0])
+    check(rc == 0, f"provision with FIFOs at the EFI options exited {rc}", out)
     if shutil.which("strace"):
         log = os.path.join(e.top, "strace-efi")
-        rc, out = traced([SEED_BIN, "provision", "--root=" + img], e.env, log)
+        rc, out = traced([SEED_BIN, "provision", "--root=" + imgs[1]], e.env, log)
         bad = opened_for_reading(log, [EFI_OPTIONS])
         check(not bad, f"provision opened the EFI options for reading: {bad}", out)
-    else:
-        rc, out = provision(e, img)
-    check(rc == 0, f"provision with FIFOs at the EFI options exited {rc}", out)
 
 
 @case
