@@ -186,7 +186,7 @@ static const char *byte_order_mark_encoding(const uint8_t *p, size_t n) {
  * Random bytes pass for one byte order with a probability of at most
  * C(256,2) * P(at least ceil(0.9 m) of m uniform bytes fall in a given
  * pair): for m units that is 1.2e-4 at 8 bytes (4 units, all of them in
- * two values; 1.07e-4 exactly, and a simulation of 2*10^7 random 8-byte
+ * two values; 1.06e-4 exactly, and a simulation of 2*10^7 random 8-byte
  * strings gave 1.07e-4 for one order, 2.1e-4 for either), 9.5e-7 at 10
  * bytes, 7.4e-9 at 12, 4.5e-13 at 16, 1.3e-26 at 32 and 1.2e-53 at 64;
  * twice that for either order. A credential that passes is mixed, not
@@ -312,8 +312,9 @@ void credential_canonicalize(const uint8_t *raw, size_t size, uint8_t *ret_bytes
         else if (is_utf8_text(raw, n))
                 ret->encoding = "UTF-8";
         else if ((wide = byte_order_mark_encoding(raw, size)) || (wide = utf16_one_script_encoding(raw, n)))
-                /* UTF-16 (or -32) that did not parse as a whole: a stray
-                 * unit or byte in it. */
+                /* Text that did not parse as a whole: a stray unit or
+                 * byte after a byte order mark, or in UTF-16 of one
+                 * script that has no mark. */
                 ret->encoding = wide;
         else if (is_mostly_text(raw, n))
                 ret->encoding = "mostly ASCII or UTF-8, with stray bytes";
