@@ -522,6 +522,38 @@ static int memory_get(Load *l) {
         return l->memory_state;
 }
 
+/* systemd also takes systemd.set_credential= from its SystemdOptions EFI
+ * variable (efi_options_read()), which every user can read as they read
+ * the kernel command line: a credential it names is no secret either. A
+ * copy of it that exists but cannot be read may name it: the same as yes.
+ * Returns true, with the reason in @why, when it may. */
+static bool efi_options_may_set_credential(char *why, size_t size) {
+        static const char *const shown[_EFI_OPTIONS_SOURCE_MAX] = {
+                [EFI_OPTIONS_CACHE] = "systemd's copy of the SystemdOptions EFI variable",
+                [EFI_OPTIONS_VARIABLE] = "the SystemdOptions EFI variable",
+        };
+
+        for (EfiOptionsSource s = 0; s < _EFI_OPTIONS_SOURCE_MAX; s++) {
+                _cleanup_free_ char *text = NULL;
+                int r;
+
+                r = efi_options_read(s, &text);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0) {
+                        snprintf(why, size, "%s cannot be read to tell whether it came from there (%s)", shown[s],
+                                 r == -EFBIG ? "larger than any command line" : skip_reason(r, 0));
+                        return true;
+                }
+                if (proc_cmdline_may_set_credential(text, CREDENTIAL_NAME)) {
+                        snprintf(why, size, "it may come from %s (systemd.set_credential=), which any user can read",
+                                 shown[s]);
+                        return true;
+                }
+        }
+        return false;
+}
+
 static void plan_credential(Load *l, bool dir_usable) {
         Credential *c = &l->cred;
         int r;
@@ -553,6 +585,8 @@ static void plan_credential(Load *l, bool dir_usable) {
                          "the kernel command line cannot be read to tell whether it came from there");
                 return;
         }
+        if (efi_options_may_set_credential(c->why_not, sizeof(c->why_not)))
+                return;
         if (c->content.size < SEED_SIZE_MIN) {
                 snprintf(c->why_not, sizeof(c->why_not), "%zu bits%s, less than %u", c->content.size * 8,
                          c->content.class == CREDENTIAL_CLASS_HEX ? " after decoding hex" : "", SEED_SIZE_MIN * 8);

@@ -12,18 +12,24 @@
  *           a digit.
  *   text    every byte printable or whitespace in ASCII, Latin-1 or UTF-8,
  *           or UTF-16/UTF-32 text (with a byte order mark, or ASCII in
- *           it), and what is mostly such text with stray bytes in it
- *           (hex digits and a ^Z, four bytes in five text, or 16 ASCII
- *           characters in a row anywhere): mixed, never credited: how much
- *           less than 8 bits a byte it holds nobody can say.
+ *           it); anything that starts with a byte order mark (UTF-8,
+ *           UTF-16, UTF-32), whatever follows; UTF-16 without one whose
+ *           units' high bytes are nearly all two values (one alphabetic
+ *           script: Cyrillic, Greek, ...); and what is mostly such text
+ *           with stray bytes in it (hex digits and a ^Z, four bytes in
+ *           five text, or 16 ASCII characters in a row anywhere): mixed,
+ *           never credited: how much less than 8 bits a byte it holds
+ *           nobody can say. UTF-16 CJK text without a byte order mark
+ *           looks like random bytes and is not recognized.
  *   binary  what does not look like text at all: 8 bits a byte.
  *
  * Trailing NUL, CR and LF bytes are not part of any of them (a hypervisor
  * or a shell adds them), so "X", "X\n", "X\0" and X written in hex are one
  * credential: the same canonical bytes, the same hash, credited once. A
  * random binary credential is taken for text with a probability below
- * 1/4000 at 32 bytes (and falling fast with length): then it is mixed, not
- * credited, which costs a credit and never adds a false one. */
+ * 1/4000 at 32 bytes (and falling fast with length, to the 2^-15 of a
+ * byte order mark at its start): then it is mixed, not credited, which
+ * costs a credit and never adds a false one. */
 
 /* The system credential's name: what entropy-seed reads
  * (LoadCredential=, /run/credentials/@system/) and what entropyctl

@@ -14,12 +14,12 @@
 /* Inside a root, /proc/cmdline is resolved as every other path there:
  * symlinks are followed inside the root, never out of it, so an image whose
  * /proc links to the host's cannot make us read the host's files. */
-static int read_in_root(size_t max, char *buf, size_t *ret_size) {
+static int read_in_root(const char *path, size_t max, char *buf, size_t *ret_size) {
         _cleanup_close_ int fd = -EBADF;
         FileStat fst;
 
         /* Opened for reading only if it is a regular file (as /proc's are). */
-        fd = root_open_regular("/proc/cmdline", 0, &fst);
+        fd = root_open_regular(path, 0, &fst);
         if (fd < 0)
                 return fd;
         return read_fd_bounded_stat_into(fd, &fst, max, READ_NUL_TERMINATE, buf, ret_size);
@@ -40,7 +40,7 @@ int proc_cmdline_read_into(char *buf, size_t size) {
                 return 0;
         }
         if (root_get())
-                r = read_in_root(max, buf, &n);
+                r = read_in_root("/proc/cmdline", max, buf, &n);
         else
                 r = read_virtual_file_into("/proc/cmdline", max, buf, &n);
         if (r == -ENOENT && root_get()) {
@@ -212,4 +212,58 @@ bool proc_cmdline_may_set_credential(const char *cmdline, const char *name) {
                         return true;
         }
         return false;
+}
+
+/* systemd's vendor GUID, under which it keeps its own EFI variables. */
+#define EFI_OPTIONS_NAME "SystemdOptions-8cf2644b-4b0b-428f-9387-6d876050dc67"
+#define EFI_ATTRIBUTES_SIZE 4
+
+static const char *const efi_options_paths[_EFI_OPTIONS_SOURCE_MAX] = {
+        /* cache_efi_options_variable() writes it, systemd_efi_options_variable() reads it. */
+        [EFI_OPTIONS_CACHE] = "/run/systemd/efivars/" EFI_OPTIONS_NAME,
+        [EFI_OPTIONS_VARIABLE] = "/sys/firmware/efi/efivars/" EFI_OPTIONS_NAME,
+};
+
+const char *efi_options_path(EfiOptionsSource source) {
+        return source >= 0 && source < _EFI_OPTIONS_SOURCE_MAX ? efi_options_paths[source] : NULL;
+}
+
+size_t efi_options_variable_to_text(const uint8_t *p, size_t size, char *ret) {
+        size_t n = 0;
+
+        /* Front to back: unit i is read at 4 + 2i before ret[i] is written. */
+        for (size_t i = EFI_ATTRIBUTES_SIZE; i + 2 <= size; i += 2) {
+                unsigned unit = (unsigned) p[i + 1] << 8 | p[i];
+
+                ret[n++] = unit > 0 && unit < 0x80 ? (char) unit : '?';
+        }
+        ret[n] = 0;
+        return n;
+}
+
+int efi_options_read(EfiOptionsSource source, char **ret) {
+        _cleanup_free_ char *buf = NULL;
+        size_t n, max;
+        int r;
+
+        if (!efi_options_path(source))
+                return -EINVAL;
+        if (root_is_tree())
+                return -ENOENT;
+
+        /* As much as the longest command line, in either encoding. */
+        max = source == EFI_OPTIONS_VARIABLE ? EFI_ATTRIBUTES_SIZE + 2 * (size_t) CMDLINE_MAX : CMDLINE_MAX;
+        buf = malloc(max + 1);
+        if (!buf)
+                return -ENOMEM;
+        r = read_in_root(efi_options_paths[source], max, buf, &n);
+        if (r < 0)
+                return r;
+        if (source == EFI_OPTIONS_VARIABLE)
+                n = efi_options_variable_to_text((const uint8_t *) buf, n, buf);
+        for (size_t i = 0; i < n; i++)
+                if (buf[i] == 0)
+                        buf[i] = '?';
+        *ret = TAKE_PTR(buf);
+        return 0;
 }

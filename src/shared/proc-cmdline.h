@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The kernel command line: /proc/cmdline inside the root (see root.h; an
  * image's tree normally has none, which reads as an empty command line).
@@ -35,3 +36,35 @@ int proc_cmdline_get_key(const char *cmdline, const char *key, char **ret_value)
  * word are dropped, '-' and '_' match in the key, "rd." may precede it, and
  * "--" ends nothing. Errs towards yes: any occurrence, quotes skipped. */
 bool proc_cmdline_may_set_credential(const char *cmdline, const char *name);
+
+/* systemd takes kernel command line options from its SystemdOptions EFI
+ * variable too: proc_cmdline_parse() parses them before /proc/cmdline
+ * (unless Secure Boot is on), from the copy PID 1 keeps in /run. Both the
+ * copy and the variable itself are readable by every user, as the command
+ * line is. */
+typedef enum EfiOptionsSource {
+        EFI_OPTIONS_CACHE,           /* systemd's copy: the options as a line of UTF-8 text */
+        EFI_OPTIONS_VARIABLE,        /* efivarfs: 4 bytes of attributes, then the options in UTF-16LE */
+        _EFI_OPTIONS_SOURCE_MAX,
+} EfiOptionsSource;
+
+/* The absolute path of @source on a running system ("/run/systemd/...",
+ * "/sys/firmware/efi/efivars/..."). */
+const char *efi_options_path(EfiOptionsSource source);
+
+/* Read @source inside the root (resolved as every path there; a regular
+ * file only, bounded) as a NUL-terminated string in *ret: the copy's bytes,
+ * or the variable's UTF-16LE as efi_options_variable_to_text() makes it.
+ * NUL bytes inside become '?', so a matcher sees every byte. -ENOENT when
+ * absent, and always in a tree tool's tree (an image's EFI variables are
+ * its firmware's, as its command line is its boot loader's); -EFBIG when
+ * larger than any command line; -errno. */
+int efi_options_read(EfiOptionsSource source, char **ret);
+
+/* Pure: the efivarfs bytes @p of @size (attributes, then UTF-16LE) as
+ * ASCII text in @ret, which needs size / 2 + 1 bytes and may be @p itself:
+ * each unit that is ASCII as itself, every other unit (NUL, anything past
+ * U+007F) as '?', which matches nothing a key or a name spells. An odd last
+ * byte, and a variable shorter than its attributes, carry no option.
+ * Returns the length, without the terminating NUL. */
+size_t efi_options_variable_to_text(const uint8_t *p, size_t size, char *ret);

@@ -625,6 +625,72 @@ def credential_from_a_quoted_command_line_is_mixed(e):
         check("kernel command line" in e.out, f"[{cl}]: message", e.out)
 
 
+EFI_OPTIONS = "SystemdOptions-8cf2644b-4b0b-428f-9387-6d876050dc67"
+EFI_OPTIONS_CACHE = "run/systemd/efivars/" + EFI_OPTIONS
+EFI_OPTIONS_VARIABLE = "sys/firmware/efi/efivars/" + EFI_OPTIONS
+
+
+def efi_variable(text):
+    """efivarfs' bytes: attributes (non-volatile, boot and runtime access), then UTF-16LE with its NUL."""
+    return b"\x07\0\0\0" + text.encode("utf-16-le") + b"\0\0"
+
+
+def put_efi_options(e, rel, data):
+    """@data at ROOT/@rel: bytes a file, None a FIFO, "dir" a directory."""
+    p = os.path.join(e.root, rel)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    if data is None:
+        os.mkfifo(p)
+    elif data == "dir":
+        os.makedirs(p)
+    else:
+        with open(p, "wb") as f:
+            f.write(data)
+        os.chmod(p, 0o644)
+
+
+@case
+def credential_from_the_systemd_options_efi_variable_is_mixed(e):
+    # systemd parses its SystemdOptions EFI variable as kernel command line
+    # options: from its copy in /run, and the variable is in efivarfs. Both
+    # are world-readable, so a credential named there is public.
+    for rel, data in ((EFI_OPTIONS_CACHE, "systemd.set_credential=entropy-gate.seed:{h}\n".encode()),
+                      (EFI_OPTIONS_VARIABLE, efi_variable("quiet systemd.set_credential=entropy-gate.seed:{h}")),
+                      (EFI_OPTIONS_VARIABLE, efi_variable("тест rd.systemd.set-credential='entropy-gate.seed':{h}")),
+                      (EFI_OPTIONS_VARIABLE, efi_variable("systemd.set_credential_binary=entropy-gate.seed:AAAA"))):
+        x = binary_credential()
+        h = x.hex()
+        e.new_boot()
+        shutil.rmtree(os.path.join(e.root, "sys"), ignore_errors=True)
+        put_efi_options(e, rel, data.replace(b"{h}", h.encode()).replace("{h}".encode("utf-16-le"),
+                                                                        h.encode("utf-16-le")))
+        put_credential(e, x)
+        e.run_seed("load")
+        check(h not in e.credited() and h in e.mixed(), f"a credential named in /{rel} was credited", e.out)
+        check("SystemdOptions EFI variable" in e.out, f"/{rel}: message", e.out)
+    # One that cannot be read may name it.
+    for rel, data in ((EFI_OPTIONS_CACHE, None), (EFI_OPTIONS_VARIABLE, "dir"),
+                      (EFI_OPTIONS_VARIABLE, efi_variable("quiet " * 20000))):
+        x = binary_credential()
+        e.new_boot()
+        shutil.rmtree(os.path.join(e.root, "sys"), ignore_errors=True)
+        put_efi_options(e, rel, data)
+        put_credential(e, x)
+        e.run_seed("load")
+        check(x.hex() not in e.credited() and x.hex() in e.mixed(),
+              f"a credential was credited although /{rel} could not be read", e.out)
+        check("cannot be read" in e.out, f"unreadable /{rel}: message", e.out)
+    # Options that do not name it take nothing away.
+    x = binary_credential()
+    e.new_boot()
+    shutil.rmtree(os.path.join(e.root, "sys"), ignore_errors=True)
+    put_efi_options(e, EFI_OPTIONS_CACHE, b"quiet systemd.set_credential=other.seed:00\n")
+    put_efi_options(e, EFI_OPTIONS_VARIABLE, efi_variable("quiet systemd.set_credential=other.seed:00"))
+    put_credential(e, x)
+    e.run_seed("load")
+    check(e.credited().count(x.hex()) == 1, "a credential was not credited beside options that do not name it", e.out)
+
+
 @case
 def hex_with_a_stray_byte_is_never_credited(e):
     # The same 256-bit secret in hex, replayed with one stray byte: never
@@ -666,16 +732,52 @@ TEXTS = {
 }
 
 
+def text_never_credited(e, name, data):
+    e.new_boot()
+    put_credential(e, data)
+    e.run_seed("load")
+    check(data.hex() not in e.credited() and data.rstrip(b"\0\r\n").hex() not in e.credited()
+          and data.hex() in e.mixed(), f"text ({name}) was credited", e.out)
+    check("it is text" in e.out, f"{name}: message", e.out)
+
+
 @case
 def text_in_any_encoding_is_never_credited(e):
     for name, data in TEXTS.items():
-        e.new_boot()
-        put_credential(e, data)
-        e.run_seed("load")
-        check(data.hex() not in e.credited() and data.rstrip(b"\0\r\n").hex() not in e.credited()
-              and data.hex() in e.mixed(),
-              f"text ({name}) was credited", e.out)
-        check("it is text" in e.out, f"{name}: message", e.out)
+        text_never_credited(e, name, data)
+
+
+RU = "Пароль для виртуальной машины: секретная фраза номер один"
+
+
+@case
+def utf16_with_a_byte_order_mark_is_never_credited(e):
+    # Whatever follows the mark: a noncharacter or a lone surrogate in the
+    # middle of Cyrillic text once made all of it 8 bits a byte.
+    for bo in ("le", "be"):
+        t = RU.encode("utf-16-" + bo)
+        bom = "\ufeff".encode("utf-16-" + bo)
+        lone = b"\x00\xd8" if bo == "le" else b"\xd8\x00"
+        text_never_credited(e, f"UTF-16{bo} mark + U+FFFF", bom + t[:20] + b"\xff\xff" + t[20:])
+        text_never_credited(e, f"UTF-16{bo} mark + lone surrogate", bom + t[:20] + lone + t[20:])
+    text_never_credited(e, "UTF-8 mark + 0xff", b"\xef\xbb\xbf" + RU.encode()[:40] + b"\xff" + RU.encode()[40:])
+
+
+@case
+def utf16_with_an_odd_stray_byte_is_never_credited(e):
+    for bo in ("le", "be"):
+        t = RU.encode("utf-16-" + bo)
+        for stray in (b" ", b"\x1a", b"\xff"):
+            text_never_credited(e, f"UTF-16{bo} + {stray!r}", t + stray)
+            text_never_credited(e, f"UTF-16{bo} mark + {stray!r}", "\ufeff".encode("utf-16-" + bo) + t + stray)
+
+
+@case
+def utf16_cyrillic_without_a_byte_order_mark_is_never_credited(e):
+    for bo in ("le", "be"):
+        text_never_credited(e, f"UTF-16{bo} Cyrillic", RU.encode("utf-16-" + bo))
+        text_never_credited(e, f"UTF-16{bo} Greek",
+                            "Ο κωδικός της εικονικής μηχανής είναι μυστικός".encode("utf-16-" + bo))
 
 
 @case
@@ -791,6 +893,25 @@ def provision_never_opens_a_device_or_fifo(e):
                 rc, out = traced([SEED_BIN, "provision", "--root=" + img], e.env, log)
                 bad = opened_for_reading(log, [os.path.basename(rel)])
                 check(not bad, f"provision opened the {kind} at /{rel} for reading: {bad}", out)
+
+
+@case
+def provision_never_reads_efi_options(e):
+    # An image's EFI variables are its firmware's, as its command line is
+    # its boot loader's: FIFOs planted there are never opened.
+    imgs = [image(e.top, "img-efi"), image(e.top, "img-efi-traced")]
+    for img in imgs:
+        for rel in (EFI_OPTIONS_CACHE, EFI_OPTIONS_VARIABLE):
+            p = os.path.join(img, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            os.mkfifo(p)
+    rc, out = provision(e, imgs[0])
+    check(rc == 0, f"provision with FIFOs at the EFI options exited {rc}", out)
+    if shutil.which("strace"):
+        log = os.path.join(e.top, "strace-efi")
+        rc, out = traced([SEED_BIN, "provision", "--root=" + imgs[1]], e.env, log)
+        bad = opened_for_reading(log, [EFI_OPTIONS])
+        check(not bad, f"provision opened the EFI options for reading: {bad}", out)
 
 
 @case

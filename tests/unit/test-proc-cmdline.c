@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <cmocka.h>
 
@@ -180,6 +181,61 @@ static void test_read_root(void **state) {
         test_rm_rf(root);
 }
 
+static void test_efi_options_variable_to_text(void **state) {
+        /* Attributes, then "a=б b" and its NUL in UTF-16LE, then an odd byte. */
+        static const uint8_t var[] = { 7, 0, 0, 0, 'a', 0, '=', 0, 0x31, 0x04, ' ', 0, 'b', 0, 0, 0, 'x' };
+        uint8_t buf[sizeof(var)];
+        char out[sizeof(var) / 2 + 1];
+
+        assert_int_equal(efi_options_variable_to_text(var, sizeof(var), out), 6);
+        assert_string_equal(out, "a=? b?");
+        /* In place. */
+        memcpy(buf, var, sizeof(var));
+        assert_int_equal(efi_options_variable_to_text(buf, sizeof(buf), (char *) buf), 6);
+        assert_string_equal((char *) buf, "a=? b?");
+        /* No room for a unit after the attributes, or not even them. */
+        assert_int_equal(efi_options_variable_to_text(var, 5, out), 0);
+        assert_string_equal(out, "");
+        assert_int_equal(efi_options_variable_to_text(var, 2, out), 0);
+        assert_string_equal(out, "");
+}
+
+/* Both copies of systemd's SystemdOptions EFI variable, inside the root. */
+static void test_efi_options_read(void **state) {
+        static const uint8_t var[] = { 7, 0, 0, 0, 'q', 0, 0x42, 0x04, 'x', 0, 0, 0 };
+        char root[PATH_MAX], path[PATH_MAX + 128];
+        char *s = NULL;
+
+        test_tmpdir(root, "test-proc-cmdline-efi");
+        root_set(root);
+        for (EfiOptionsSource i = 0; i < _EFI_OPTIONS_SOURCE_MAX; i++)
+                assert_int_equal(efi_options_read(i, &s), -ENOENT);
+
+        test_write(root, efi_options_path(EFI_OPTIONS_CACHE) + 1, "quiet\0x=y\n", 10, 0644);
+        assert_int_equal(efi_options_read(EFI_OPTIONS_CACHE, &s), 0);
+        assert_string_equal(s, "quiet?x=y\n");
+        free(s);
+        test_write(root, efi_options_path(EFI_OPTIONS_VARIABLE) + 1, var, sizeof(var), 0644);
+        assert_int_equal(efi_options_read(EFI_OPTIONS_VARIABLE, &s), 0);
+        assert_string_equal(s, "q?x?");
+        free(s);
+
+        /* A tree tool's tree: an image's EFI variables are its firmware's. */
+        root_set_tree(CHASE_NO_XDEV);
+        for (EfiOptionsSource i = 0; i < _EFI_OPTIONS_SOURCE_MAX; i++)
+                assert_int_equal(efi_options_read(i, &s), -ENOENT);
+        root_set(root);
+
+        /* Not a regular file: not read, and not absent either. */
+        snprintf(path, sizeof(path), "%s%s", root, efi_options_path(EFI_OPTIONS_CACHE));
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(mkdir(path, 0755), 0);
+        assert_int_equal(efi_options_read(EFI_OPTIONS_CACHE, &s), -EISDIR);
+
+        root_set(NULL);
+        test_rm_rf(root);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_get_key),
@@ -187,6 +243,8 @@ int main(void) {
                 cmocka_unit_test(test_isspace),
                 cmocka_unit_test(test_may_set_credential),
                 cmocka_unit_test(test_read_root),
+                cmocka_unit_test(test_efi_options_variable_to_text),
+                cmocka_unit_test(test_efi_options_read),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
