@@ -292,7 +292,8 @@ static int set_mount_point(ImageFinding *f, int r, const char *walked, size_t le
                 return -ENOMEM;
         if (r == CHASE_ERR_FOREIGN_MOUNT)
                 return set_detail(f, "/%s is a mount point of a file system that is also mounted outside the "
-                                  "tree (a directory of this system's, bound in?), or this system's root: never "
+                                  "tree (a directory of this system's, bound in?), or of a type whose files may "
+                                  "live outside it (overlay, FUSE, network), or this system's root: never "
                                   "crossed, even with --cross-mounts", f->where);
         return set_detail(f, "/%s is a mount point (another file system, or a bind mount): not crossed "
                           "without --cross-mounts", f->where);

@@ -920,7 +920,8 @@ int seed_save(const SeedOptions *o) {
 static const char *tree_error_string(int r, const char *other) {
         return r == -EXDEV ? "a mount point is on the way (--cross-mounts allows crossing it)" :
                r == CHASE_ERR_FOREIGN_MOUNT ? "a mount on the way is of a file system also mounted outside the "
-               "tree, or is this system's root (never crossed, even with --cross-mounts)" : other;
+               "tree, or of a type whose files may live outside it (overlay, FUSE, network), or is "
+               "this system's root (never crossed, even with --cross-mounts)" : other;
 }
 
 /* Why the seed directory could not be opened and locked, in save's words

@@ -184,13 +184,14 @@ static void mountinfo_unescape(char *s) {
         *w = 0;
 }
 
-/* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...".
- * The mount point is unescaped in place. */
-static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **ret_where) {
+/* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT
+ * OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS". The mount point is
+ * unescaped in place; @ret_fstype points into @line. */
+static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **ret_where, char **ret_fstype) {
         unsigned maj, min;
         uint64_t id;
         int k = 0;
-        char *where, *end;
+        char *where, *end, *fstype, *e;
 
         if (sscanf(line, "%" SCNu64 " %*u %u:%u %*s %n", &id, &maj, &min, &k) < 3 || k == 0)
                 return -EBADMSG;
@@ -198,22 +199,55 @@ static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **
         end = strchr(where, ' ');
         if (!end || where[0] != '/')
                 return -EBADMSG;
+        /* Fields before " - " are all escaped (no spaces in them): the
+         * first separator after the mount point is the real one. */
+        fstype = strstr(end + 1, " - ");
+        if (!fstype)
+                return -EBADMSG;
+        fstype += 3;
+        e = strchr(fstype, ' ');
+        if (!e || e == fstype)
+                return -EBADMSG;
+        *e = 0;
         *end = 0;
         mountinfo_unescape(where);
         *ret_id = id;
         *ret_dev = makedev(maj, min);
         *ret_where = where;
+        *ret_fstype = fstype;
         return 0;
+}
+
+/* File systems whose files live on a block device or in memory, and so
+ * nowhere else: a write through a mount of one lands on that file system
+ * and nowhere else, so that a mount of one found nowhere outside the tree
+ * keeps every write in the tree. An allow list: overlayfs (its upper
+ * directory may be anyone's), FUSE (a daemon writes where it likes), NFS,
+ * CIFS, 9p and virtiofs (a loopback export of a directory of this
+ * system's) and anything not known here write elsewhere, or may. */
+static bool fstype_is_self_contained(const char *fstype) {
+        static const char *const table[] = {
+                "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "vfat", "msdos", "exfat",
+                "jfs", "reiserfs", "nilfs2", "squashfs", "erofs", "tmpfs", "ramfs",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                if (streq(fstype, table[i]))
+                        return true;
+        return false;
 }
 
 /* More mounts than any system has: a file that long is not read to its end. */
 #define MOUNTINFO_LINES_MAX 65536U
 
-/* Whether the mount @mnt_id is of a file system mounted nowhere but at or
+/* Whether the mount @mnt_id is of a file system that keeps its files to
+ * itself (fstype_is_self_contained()) and is mounted nowhere but at or
  * below @tree (a canonical path, as this process sees it; mountinfo spells
  * mount points the same way): 1, 0, or -errno (no /proc, an unreadable or
- * overlong mountinfo: the caller refuses). Two passes: the mount's device,
- * then every mount of that device. */
+ * overlong mountinfo: the caller refuses). Two passes: the mount's device
+ * and type, then every mount of that device. The device alone cannot say
+ * where writes land: an overlay's or a FUSE mount's anonymous device is
+ * mounted only where it is, whatever directories it writes to. */
 static int mount_in_tree(uint64_t mnt_id, const char *tree) {
         size_t tl = strlen(tree);
         dev_t dev = 0;
@@ -232,13 +266,13 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
                 while (r > 0 && getline(&line, &allocated, f) > 0) {
                         uint64_t id;
                         dev_t d;
-                        char *where;
+                        char *where, *fstype;
 
                         if (++lines > MOUNTINFO_LINES_MAX) {
                                 r = -E2BIG;
                                 break;
                         }
-                        if (mountinfo_parse(line, &id, &d, &where) < 0) {
+                        if (mountinfo_parse(line, &id, &d, &where, &fstype) < 0) {
                                 r = -EBADMSG;
                                 break;
                         }
@@ -246,6 +280,8 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
                                 if (id == mnt_id) {
                                         dev = d;
                                         found = true;
+                                        if (!fstype_is_self_contained(fstype))
+                                                r = 0;
                                         break;
                                 }
                                 continue;
@@ -314,7 +350,8 @@ int chase_check_step(int root_fd, int from_fd, int fd, ChaseFlags flags) {
         if (a.st_dev == b.st_dev && fd_mount_id(from_fd, &ma) >= 0 && fd_mount_id(fd, &mb) >= 0 && ma == mb)
                 return 0;
         /* A mount point (or nothing can tell): only onto a file system that
-         * nothing outside the tree reaches, so that no write through it can
+         * keeps its files on a block device or in memory and that nothing
+         * outside the tree reaches, so that no write through it can
          * land in a directory of this system's. Both fds are held: the
          * mount IDs compared cannot be reused meanwhile. */
         if (fd_mount_id(fd, &mb) < 0 || fd_dir_path(root_fd, tree) < 0)
