@@ -281,7 +281,8 @@ static void forbid(char why[static WHY_MAX], const char *format, ...) {
 /* Why /etc/machine-id could not be read (MachineId.error), in words. */
 static const char *machine_id_error_string(int r) {
         return r == -EBADFD || r == -EISDIR ? "not a regular file" :
-               r == -ENOSYS ? "/proc is not mounted, and without it no file is opened safely" :
+               r == -ENOSYS ? "/proc is not mounted (or /proc/self/fd is not the kernel's), and without it no file is opened safely" :
+               r == -ESTALE ? "it changed while it was opened, or /proc/self/fd did not lead back to it (something mounted over /proc?): not opened" :
                strerror(-r);
 }
 

@@ -135,6 +135,10 @@ static int fdinfo_mount_id(int fd, uint64_t *ret) {
         int r;
 
         snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        /* A tmpfs over /proc/PID/fdinfo could give a bind mount the
+         * mount ID of the tree's own mount: then nothing can tell. */
+        if (!path_is_procfs(path))
+                return -EOPNOTSUPP;
         r = read_virtual_file_into(path, sizeof(buf) - 2, buf, &n);
         if (r == -ENOENT)
                 /* No /proc: nothing to ask. */
@@ -263,6 +267,12 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
                 f = fopen("/proc/self/mountinfo", "re");
                 if (!f)
                         return negative_errno();
+                /* A file bind-mounted over /proc/PID/mountinfo could say
+                 * that a host directory is mounted only in the tree. */
+                if (!fd_is_procfs(fileno(f))) {
+                        fclose(f);
+                        return -EOPNOTSUPP;
+                }
                 while (r > 0 && getline(&line, &allocated, f) > 0) {
                         uint64_t id;
                         dev_t d;
@@ -302,10 +312,15 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
         return r;
 }
 
-/* The path of the directory @fd, as this process sees it. */
+/* The path of the directory @fd, as this process sees it. -ESTALE when the
+ * path does not lead back to @fd's directory: /proc/self/fd is then not
+ * the kernel's (a tmpfs over /proc/PID/fd, whose "links" say what they
+ * like, "/" to make every mount look like the tree's), or the directory
+ * moved; either way the caller refuses. */
 static int fd_dir_path(int fd, char ret[static PATH_MAX]) {
+        _cleanup_close_ int pfd = -EBADF;
         char proc[64];
-        struct stat st;
+        struct stat st, pst;
         ssize_t n;
 
         /* A removed directory reads as "PATH (deleted)": no path at all. */
@@ -313,6 +328,8 @@ static int fd_dir_path(int fd, char ret[static PATH_MAX]) {
                 return negative_errno();
         if (!S_ISDIR(st.st_mode) || st.st_nlink == 0)
                 return -ENOENT;
+        if (!path_is_procfs("/proc/self/fd"))
+                return -EOPNOTSUPP;
         snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
         n = readlink(proc, ret, PATH_MAX);
         if (n < 0)
@@ -320,7 +337,14 @@ static int fd_dir_path(int fd, char ret[static PATH_MAX]) {
         if (n >= PATH_MAX)
                 return -ENAMETOOLONG;
         ret[n] = 0;
-        return ret[0] == '/' ? 0 : -ENOENT;
+        if (ret[0] != '/')
+                return -ENOENT;
+        /* The name must be the directory: what the mount check then says
+         * about the tree is said about this one. */
+        pfd = open(ret, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (pfd < 0 || fstat(pfd, &pst) < 0 || pst.st_dev != st.st_dev || pst.st_ino != st.st_ino)
+                return -ESTALE;
+        return 0;
 }
 
 int chase_check_step(int root_fd, int from_fd, int fd, ChaseFlags flags) {
