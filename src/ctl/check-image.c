@@ -446,7 +446,10 @@ static int look_machine_id(const Tree *t, int dfd, const char *name, const Node 
         }
         if (r < 0) {
                 f->state = IMAGE_UNUSUAL;
-                return set_detail(f, "cannot read it: %s", strerror(-r));
+                return set_detail(f, "cannot read it: %s",
+                                  r == -ENOSYS ? "/proc is not mounted, or /proc/self/fd is not the kernel's" :
+                                  r == -ESTALE ? "it changed, or /proc/self/fd did not lead back to it" :
+                                  strerror(-r));
         }
         machine_id_parse(buf, n, &m);
         /* Empty, or "uninitialized": systemd makes a new ID on each machine. */
