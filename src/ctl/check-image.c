@@ -292,7 +292,8 @@ static int set_mount_point(ImageFinding *f, int r, const char *walked, size_t le
                 return -ENOMEM;
         if (r == CHASE_ERR_FOREIGN_MOUNT)
                 return set_detail(f, "/%s is a mount point of a file system that is also mounted outside the "
-                                  "tree (a directory of this system's, bound in?), or this system's root: never "
+                                  "tree (a directory of this system's, bound in?), or of a type whose files may "
+                                  "live outside it (overlay, FUSE, network), or this system's root: never "
                                   "crossed, even with --cross-mounts", f->where);
         return set_detail(f, "/%s is a mount point (another file system, or a bind mount): not crossed "
                           "without --cross-mounts", f->where);
@@ -445,7 +446,10 @@ static int look_machine_id(const Tree *t, int dfd, const char *name, const Node 
         }
         if (r < 0) {
                 f->state = IMAGE_UNUSUAL;
-                return set_detail(f, "cannot read it: %s", strerror(-r));
+                return set_detail(f, "cannot read it: %s",
+                                  r == -ENOSYS ? "/proc is not mounted, or /proc/self/fd is not the kernel's" :
+                                  r == -ESTALE ? "it changed, or /proc/self/fd did not lead back to it" :
+                                  strerror(-r));
         }
         machine_id_parse(buf, n, &m);
         /* Empty, or "uninitialized": systemd makes a new ID on each machine. */

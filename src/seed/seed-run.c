@@ -281,7 +281,8 @@ static void forbid(char why[static WHY_MAX], const char *format, ...) {
 /* Why /etc/machine-id could not be read (MachineId.error), in words. */
 static const char *machine_id_error_string(int r) {
         return r == -EBADFD || r == -EISDIR ? "not a regular file" :
-               r == -ENOSYS ? "/proc is not mounted, and without it no file is opened safely" :
+               r == -ENOSYS ? "/proc is not mounted (or /proc/self/fd is not the kernel's), and without it no file is opened safely" :
+               r == -ESTALE ? "it changed while it was opened, or /proc/self/fd did not lead back to it (something mounted over /proc?): not opened" :
                strerror(-r);
 }
 
@@ -954,7 +955,8 @@ int seed_save(const SeedOptions *o) {
 static const char *tree_error_string(int r, const char *other) {
         return r == -EXDEV ? "a mount point is on the way (--cross-mounts allows crossing it)" :
                r == CHASE_ERR_FOREIGN_MOUNT ? "a mount on the way is of a file system also mounted outside the "
-               "tree, or is this system's root (never crossed, even with --cross-mounts)" : other;
+               "tree, or of a type whose files may live outside it (overlay, FUSE, network), or is "
+               "this system's root (never crossed, even with --cross-mounts)" : other;
 }
 
 /* Why the seed directory could not be opened and locked, in save's words

@@ -404,8 +404,9 @@ static const char *read_error_string(int r) {
                r == -EISDIR || r == -EBADFD ? "not a regular file" :
                r == -ELOOP ? "a symbolic link loop (too many levels of links)" :
                r == -EXDEV ? "behind a mount point in the tree, not crossed" :
-               r == CHASE_ERR_FOREIGN_MOUNT ? "behind a mount of a file system also mounted outside the tree, never crossed" :
-               r == -ENOSYS ? "/proc is not mounted, and without it no file is opened safely" :
+               r == CHASE_ERR_FOREIGN_MOUNT ? "behind a mount of a file system that is also mounted outside the tree or whose files may live outside it (overlay, FUSE, network), never crossed" :
+               r == -ENOSYS ? "/proc is not mounted (or /proc/self/fd is not the kernel's), and without it no file is opened safely" :
+               r == -ESTALE ? "it changed while it was opened, or /proc/self/fd did not lead back to it (something mounted over /proc?): not opened" :
                strerror(-r);
 }
 

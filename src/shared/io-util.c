@@ -72,22 +72,23 @@ void file_stat_from_stat(const struct stat *st, FileStat *ret) {
 /* <linux/magic.h>'s, which C libraries without kernel headers lack. */
 #define PROC_FS_MAGIC 0x9fa0
 
-/* Whether /proc is the kernel's: /proc/self/fd/N is then the magic link to
- * our own fd, and nothing a tree (or a chroot) could have planted in its
- * place. Asked once per process. */
-static int proc_is_procfs(void) {
-        static int cached = -1;
+bool path_is_procfs(const char *path) {
         struct statfs sfs;
 
-        if (cached < 0)
-                cached = statfs("/proc", &sfs) >= 0 && (uint32_t) sfs.f_type == (uint32_t) PROC_FS_MAGIC;
-        return cached;
+        return statfs(path, &sfs) >= 0 && (uint32_t) sfs.f_type == (uint32_t) PROC_FS_MAGIC;
+}
+
+bool fd_is_procfs(int fd) {
+        struct statfs sfs;
+
+        return fstatfs(fd, &sfs) >= 0 && (uint32_t) sfs.f_type == (uint32_t) PROC_FS_MAGIC;
 }
 
 /* The body of fd_reopen_regular(), for callers that have @st already. */
 static int reopen_regular(int path_fd, const struct stat *st, FileStat *ret_stat) {
+        _cleanup_close_ int fd = -EBADF;
         char proc[32];
-        int fd;
+        struct stat nst;
 
         if (S_ISDIR(st->st_mode))
                 return -EISDIR;
@@ -101,16 +102,34 @@ static int reopen_regular(int path_fd, const struct stat *st, FileStat *ret_stat
         /* Linux cannot open an O_PATH fd for reading by itself; its
          * /proc/self/fd link reopens the very inode the fd holds, which a
          * rename since cannot swap. Without the kernel's /proc, fail rather
-         * than open by a name someone else may control. */
-        if (!proc_is_procfs())
+         * than open by a name someone else may control. Not "/proc" alone:
+         * whoever may mount in our namespace can put a tmpfs over
+         * /proc/PID/fd, whose "links" then point anywhere (a FIFO, a file
+         * outside the tree). Asked each time: such a mount may come at any
+         * moment. */
+        if (!path_is_procfs("/proc/self/fd"))
                 return -ENOSYS;
         snprintf(proc, sizeof(proc), "/proc/self/fd/%i", path_fd);
+        /* Before opening, where the link leads: a FIFO or a device put
+         * behind it is then never opened at all... */
+        if (stat(proc, &nst) < 0)
+                return errno == ENOENT ? -ENOSYS : negative_errno();
+        if (!S_ISREG(nst.st_mode) || nst.st_dev != st->st_dev || nst.st_ino != st->st_ino)
+                return -ESTALE;
+        /* ...and after, what was opened, for a mount that raced the
+         * stat(). O_NONBLOCK and O_NOCTTY so that even then nothing
+         * waits or becomes our terminal; no O_NOFOLLOW, the magic link
+         * must be followed. */
         fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return errno == ENOENT ? -ENOSYS : negative_errno();
+        if (fstat(fd, &nst) < 0)
+                return negative_errno();
+        if (!S_ISREG(nst.st_mode) || nst.st_dev != st->st_dev || nst.st_ino != st->st_ino)
+                return -ESTALE;
         if (ret_stat)
                 file_stat_from_stat(st, ret_stat);
-        return fd;
+        return TAKE_FD(fd);
 }
 
 int fd_reopen_regular(int path_fd, FileStat *ret_stat) {

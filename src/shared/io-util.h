@@ -59,10 +59,19 @@ int open_nofollow_at(int dfd, const char *path, FileStat *ret_stat);
 /* Open the file an O_PATH fd (or any fd) holds for reading, if and only if
  * it is a regular file: -EISDIR, -ELOOP (a symlink itself), -EBADFD for
  * anything else, so a device or a FIFO is never opened. The reopen goes
- * through /proc/self/fd (Linux has no other way): -ENOSYS when /proc is not
- * the kernel's, never a fall back to a name. A new fd, O_RDONLY|O_NONBLOCK;
- * @ret_stat, when non-NULL, what fstat() said. */
+ * through /proc/self/fd (Linux has no other way): -ENOSYS when
+ * /proc/self/fd is not the kernel's, never a fall back to a name; -ESTALE
+ * when the link does not lead to the very file @path_fd holds (something
+ * mounted over /proc/PID/fd or one of its links), checked before the open
+ * and again on the fd opened. A new fd, O_RDONLY|O_NONBLOCK; @ret_stat,
+ * when non-NULL, what fstat() said. */
 int fd_reopen_regular(int path_fd, FileStat *ret_stat);
+
+/* Whether @path (followed) or @fd is on the kernel's procfs: not a tmpfs
+ * or a bind mount someone put over a part of /proc to make its files and
+ * links say what they like. */
+bool path_is_procfs(const char *path);
+bool fd_is_procfs(int fd);
 
 /* Read the regular file @fd, at most @max bytes, into a new buffer. A file
  * larger than @max is refused with -EFBIG before anything is read when fstat

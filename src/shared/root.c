@@ -135,6 +135,10 @@ static int fdinfo_mount_id(int fd, uint64_t *ret) {
         int r;
 
         snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        /* A tmpfs over /proc/PID/fdinfo could give a bind mount the
+         * mount ID of the tree's own mount: then nothing can tell. */
+        if (!path_is_procfs(path))
+                return -EOPNOTSUPP;
         r = read_virtual_file_into(path, sizeof(buf) - 2, buf, &n);
         if (r == -ENOENT)
                 /* No /proc: nothing to ask. */
@@ -184,13 +188,14 @@ static void mountinfo_unescape(char *s) {
         *w = 0;
 }
 
-/* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...".
- * The mount point is unescaped in place. */
-static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **ret_where) {
+/* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT
+ * OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS". The mount point is
+ * unescaped in place; @ret_fstype points into @line. */
+static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **ret_where, char **ret_fstype) {
         unsigned maj, min;
         uint64_t id;
         int k = 0;
-        char *where, *end;
+        char *where, *end, *fstype, *e;
 
         if (sscanf(line, "%" SCNu64 " %*u %u:%u %*s %n", &id, &maj, &min, &k) < 3 || k == 0)
                 return -EBADMSG;
@@ -198,22 +203,55 @@ static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **
         end = strchr(where, ' ');
         if (!end || where[0] != '/')
                 return -EBADMSG;
+        /* Fields before " - " are all escaped (no spaces in them): the
+         * first separator after the mount point is the real one. */
+        fstype = strstr(end + 1, " - ");
+        if (!fstype)
+                return -EBADMSG;
+        fstype += 3;
+        e = strchr(fstype, ' ');
+        if (!e || e == fstype)
+                return -EBADMSG;
+        *e = 0;
         *end = 0;
         mountinfo_unescape(where);
         *ret_id = id;
         *ret_dev = makedev(maj, min);
         *ret_where = where;
+        *ret_fstype = fstype;
         return 0;
+}
+
+/* File systems whose files live on a block device or in memory, and so
+ * nowhere else: a write through a mount of one lands on that file system
+ * and nowhere else, so that a mount of one found nowhere outside the tree
+ * keeps every write in the tree. An allow list: overlayfs (its upper
+ * directory may be anyone's), FUSE (a daemon writes where it likes), NFS,
+ * CIFS, 9p and virtiofs (a loopback export of a directory of this
+ * system's) and anything not known here write elsewhere, or may. */
+static bool fstype_is_self_contained(const char *fstype) {
+        static const char *const table[] = {
+                "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "vfat", "msdos", "exfat",
+                "jfs", "reiserfs", "nilfs2", "squashfs", "erofs", "tmpfs", "ramfs",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                if (streq(fstype, table[i]))
+                        return true;
+        return false;
 }
 
 /* More mounts than any system has: a file that long is not read to its end. */
 #define MOUNTINFO_LINES_MAX 65536U
 
-/* Whether the mount @mnt_id is of a file system mounted nowhere but at or
+/* Whether the mount @mnt_id is of a file system that keeps its files to
+ * itself (fstype_is_self_contained()) and is mounted nowhere but at or
  * below @tree (a canonical path, as this process sees it; mountinfo spells
  * mount points the same way): 1, 0, or -errno (no /proc, an unreadable or
- * overlong mountinfo: the caller refuses). Two passes: the mount's device,
- * then every mount of that device. */
+ * overlong mountinfo: the caller refuses). Two passes: the mount's device
+ * and type, then every mount of that device. The device alone cannot say
+ * where writes land: an overlay's or a FUSE mount's anonymous device is
+ * mounted only where it is, whatever directories it writes to. */
 static int mount_in_tree(uint64_t mnt_id, const char *tree) {
         size_t tl = strlen(tree);
         dev_t dev = 0;
@@ -229,16 +267,22 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
                 f = fopen("/proc/self/mountinfo", "re");
                 if (!f)
                         return negative_errno();
+                /* A file bind-mounted over /proc/PID/mountinfo could say
+                 * that a host directory is mounted only in the tree. */
+                if (!fd_is_procfs(fileno(f))) {
+                        fclose(f);
+                        return -EOPNOTSUPP;
+                }
                 while (r > 0 && getline(&line, &allocated, f) > 0) {
                         uint64_t id;
                         dev_t d;
-                        char *where;
+                        char *where, *fstype;
 
                         if (++lines > MOUNTINFO_LINES_MAX) {
                                 r = -E2BIG;
                                 break;
                         }
-                        if (mountinfo_parse(line, &id, &d, &where) < 0) {
+                        if (mountinfo_parse(line, &id, &d, &where, &fstype) < 0) {
                                 r = -EBADMSG;
                                 break;
                         }
@@ -246,6 +290,8 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
                                 if (id == mnt_id) {
                                         dev = d;
                                         found = true;
+                                        if (!fstype_is_self_contained(fstype))
+                                                r = 0;
                                         break;
                                 }
                                 continue;
@@ -266,10 +312,15 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
         return r;
 }
 
-/* The path of the directory @fd, as this process sees it. */
+/* The path of the directory @fd, as this process sees it. -ESTALE when the
+ * path does not lead back to @fd's directory: /proc/self/fd is then not
+ * the kernel's (a tmpfs over /proc/PID/fd, whose "links" say what they
+ * like, "/" to make every mount look like the tree's), or the directory
+ * moved; either way the caller refuses. */
 static int fd_dir_path(int fd, char ret[static PATH_MAX]) {
+        _cleanup_close_ int pfd = -EBADF;
         char proc[64];
-        struct stat st;
+        struct stat st, pst;
         ssize_t n;
 
         /* A removed directory reads as "PATH (deleted)": no path at all. */
@@ -277,6 +328,8 @@ static int fd_dir_path(int fd, char ret[static PATH_MAX]) {
                 return negative_errno();
         if (!S_ISDIR(st.st_mode) || st.st_nlink == 0)
                 return -ENOENT;
+        if (!path_is_procfs("/proc/self/fd"))
+                return -EOPNOTSUPP;
         snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
         n = readlink(proc, ret, PATH_MAX);
         if (n < 0)
@@ -284,7 +337,14 @@ static int fd_dir_path(int fd, char ret[static PATH_MAX]) {
         if (n >= PATH_MAX)
                 return -ENAMETOOLONG;
         ret[n] = 0;
-        return ret[0] == '/' ? 0 : -ENOENT;
+        if (ret[0] != '/')
+                return -ENOENT;
+        /* The name must be the directory: what the mount check then says
+         * about the tree is said about this one. */
+        pfd = open(ret, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (pfd < 0 || fstat(pfd, &pst) < 0 || pst.st_dev != st.st_dev || pst.st_ino != st.st_ino)
+                return -ESTALE;
+        return 0;
 }
 
 int chase_check_step(int root_fd, int from_fd, int fd, ChaseFlags flags) {
@@ -314,7 +374,8 @@ int chase_check_step(int root_fd, int from_fd, int fd, ChaseFlags flags) {
         if (a.st_dev == b.st_dev && fd_mount_id(from_fd, &ma) >= 0 && fd_mount_id(fd, &mb) >= 0 && ma == mb)
                 return 0;
         /* A mount point (or nothing can tell): only onto a file system that
-         * nothing outside the tree reaches, so that no write through it can
+         * keeps its files on a block device or in memory and that nothing
+         * outside the tree reaches, so that no write through it can
          * land in a directory of this system's. Both fds are held: the
          * mount IDs compared cannot be reused meanwhile. */
         if (fd_mount_id(fd, &mb) < 0 || fd_dir_path(root_fd, tree) < 0)

@@ -65,18 +65,21 @@ typedef enum ChaseFlags {
          * it is missing; its parent must exist. */
         CHASE_MKDIR       = 1 << 4,
         /* The tree tools' --cross-mounts: a mount point may be crossed, but
-         * only onto a file system mounted nowhere outside the tree (a
-         * separate /var, an ESP, a tmpfs mounted into the image), never onto
-         * one this system uses elsewhere (a bind mount of a host directory,
-         * the host's root bound in), and never to a directory that is this
-         * system's root: CHASE_ERR_FOREIGN_MOUNT. Always by hand: the kernel
+         * only onto a file system whose files live on a block device or in
+         * memory (ext4, xfs, btrfs, vfat, tmpfs...: an allow list) and that
+         * is mounted nowhere outside the tree (a separate /var, an ESP, a
+         * tmpfs mounted into the image), never onto one this system uses
+         * elsewhere (a bind mount of a host directory, the host's root bound
+         * in), never onto one that writes elsewhere whatever its mounts
+         * (overlayfs, FUSE, NFS, CIFS, 9p, virtiofs), and never to a
+         * directory that is this system's root: CHASE_ERR_FOREIGN_MOUNT. Always by hand: the kernel
          * has no such rule. */
         CHASE_MOUNTS_IN_TREE = 1 << 5,
 } ChaseFlags;
 
 /* CHASE_MOUNTS_IN_TREE refused a mount on the way: a file system that is
- * also mounted outside the tree (or cannot be shown not to be), or this
- * system's root. */
+ * also mounted outside the tree (or cannot be shown not to be), one of a
+ * type that may keep its files elsewhere, or this system's root. */
 #define CHASE_ERR_FOREIGN_MOUNT (-EREMOTE)
 
 /* Open @path (absolute or relative: both start at @root_fd) below

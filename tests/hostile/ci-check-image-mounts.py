@@ -195,6 +195,25 @@ try:
             attempt("host file system rbind-mounted at /host", img, hostfs, args, must_report=FOREIGN)
         umount(os.path.join(img, "host"))
         umount(hostfs)
+
+        # An overlayfs mounted only at /var: its anonymous device is mounted
+        # nowhere else, but its upper directory (where writes land) and its
+        # lower one are directories outside the tree: refused by its type.
+        fresh([])
+        ovl, ovlwork = os.path.join(tmp, "ovl"), os.path.join(tmp, "ovlwork")
+        for d in ("lower", "upper"):
+            T.put(os.path.join(ovl, d), "lib/entropy-gate/seed")
+            T.put(os.path.join(ovl, d), "lib/systemd/random-seed")
+        os.makedirs(ovlwork, exist_ok=True)
+        os.makedirs(os.path.join(img, "var"), exist_ok=True)
+        mount("-t", "overlay", "overlay", "-o", f"lowerdir={ovl}/lower,upperdir={ovl}/upper,workdir={ovlwork}",
+              os.path.join(img, "var"))
+        for args in (["--fix", "--cross-mounts"], ["--fix", "--cross-mounts", "--force"]):
+            attempt("overlayfs at /var, upper directory outside the tree", img, ovl, args,
+                    must_report="(overlay, FUSE, network)")
+        umount(os.path.join(img, "var"))
+        shutil.rmtree(ovl)
+        shutil.rmtree(ovlwork)
     T.WRAPPER = []
 
     # ---- Reads across mount points: a drop-in linked through one.

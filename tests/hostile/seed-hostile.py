@@ -238,8 +238,33 @@ def provision_cross_mounts_never_into_host_directories(e):
               f"{how}: provision --cross-mounts through a host file system rbind-mounted at IMG/host exited {rc} "
               "(97: the host's files changed)", out)
 
-    # The positive case: a file system mounted only inside the tree.
+    # An overlayfs mounted only at IMG/var: its anonymous device is mounted
+    # nowhere else, but its upper directory (where every write lands) and
+    # its lower one are directories outside the tree. Refused by type.
     image_config(img, "")
+    ovl = os.path.join(e.top, "ovl")
+    for d in ("lower/lib/entropy-gate", "upper/lib/entropy-gate", "work"):
+        os.makedirs(os.path.join(ovl, d))
+    for d in ("lower", "upper"):
+        with open(os.path.join(ovl, d, "lib/entropy-gate/seed"), "w") as f:
+            f.write(f"HOST-{d.upper()}-SEED\n")
+    os.makedirs(os.path.join(img, "var"), exist_ok=True)
+    state = ("cd '{d}' && find . -exec stat -c '%n %a %u %s %Y' {{}} + | sort && "
+             "find . -type f -exec sha256sum {{}} + | sort")
+    snap = " ; ".join(state.format(d=os.path.join(ovl, d)) for d in ("lower", "upper"))
+    for how, wrap in BY_HAND:
+        rc, out = in_namespace(f"mount -t overlay overlay -o lowerdir='{ovl}/lower',upperdir='{ovl}/upper',"
+                               f"workdir='{ovl}/work' '{img}/var' || exit 96; before=$({snap}); "
+                               f"rc=0; {wrap}'{SEED_BIN}' provision --root='{img}' --cross-mounts || rc=$?; "
+                               f"test \"$before\" = \"$({snap})\" || exit 97; exit $rc", e.env)
+        if rc == 96:
+            print("SKIP: overlayfs cannot be mounted here")
+            break
+        check(rc == 1 and "overlay" in out,
+              f"{how}: provision --cross-mounts through an overlayfs at IMG/var whose upper directory is "
+              f"outside the tree exited {rc} (97: the directories outside the tree changed)", out)
+
+    # The positive case: a file system mounted only inside the tree.
     rc, out = in_namespace(f"mount -t tmpfs tmpfs '{img}/var/lib'; "
                            f"'{SEED_BIN}' provision --root='{img}' --cross-mounts; "
                            f"test -f '{img}/var/lib/entropy-gate/seed' || exit 97", e.env)

@@ -2,13 +2,19 @@
 /* The I/O layer against a temporary directory: the loops, the bounded,
  * non-following, non-blocking read, and the atomic write. */
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "io-util.h"
@@ -135,6 +141,7 @@ static void test_open_symlink_fifo_dir(void **state) {
                 assert_true(S_ISCHR(st.mode));
                 assert_true(fcntl(fd, F_GETFL) & O_PATH);
                 assert_int_equal(read_fd_bounded(fd, 100, 0, &buf, &n), -EBADFD);
+                assert_int_equal(fd_reopen_regular(fd, NULL), -EBADFD);
                 safe_close(fd);
         }
 
@@ -230,12 +237,106 @@ static void test_erase_free(void **state) {
         erase_free(strdup("secret"), 7);
 }
 
+/* The fd number both processes use in test_reopen_proc_not_ours(). */
+#define FD_SLOT 200
+
+/* A process that holds @name below the test directory O_PATH at FD_SLOT
+ * until killed. */
+static pid_t hold_at_slot(const char *name) {
+        int p[2];
+        char c;
+        pid_t pid;
+
+        assert_int_equal(pipe(p), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int fd;
+
+                /* Gone with the test, even when an assertion ends it. */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                fd = openat(dfd, name, O_PATH | O_CLOEXEC);
+                if (fd < 0 || dup2(fd, FD_SLOT) < 0)
+                        _exit(1);
+                (void) write(p[1], "x", 1);
+                for (;;)
+                        pause();
+        }
+        close(p[1]);
+        assert_int_equal(read(p[0], &c, 1), 1);
+        close(p[0]);
+        return pid;
+}
+
+static void unhold(pid_t pid) {
+        (void) kill(pid, SIGKILL);
+        (void) waitpid(pid, NULL, 0);
+}
+
+/* Whoever may mount in our namespace can make /proc/self/fd say what it
+ * likes: another process's fd directory bound over it (still the kernel's
+ * procfs, but its links are that process's fds), or a tmpfs with links
+ * of its own. The reopen must notice, and open neither the FIFO nor the
+ * other file those links lead to. Needs root (a mount namespace of its
+ * own, where all of this stays). */
+static void test_reopen_proc_not_ours(void **state) {
+        char self_fd[64], other_fd[128], fifo[PATH_MAX + 8];
+        FileStat st;
+        pid_t pid;
+        int fd;
+
+        if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
+            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+                skip();
+                return;
+        }
+        put("mine", "ours");
+        put("other", "someone else's");
+        (void) unlinkat(dfd, "fifo2", 0);
+        assert_int_equal(mkfifoat(dfd, "fifo2", 0600), 0);
+        snprintf(self_fd, sizeof(self_fd), "/proc/%d/fd", (int) getpid());
+
+        fd = openat(dfd, "mine", O_PATH | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(dup2(fd, FD_SLOT), FD_SLOT);
+        safe_close(fd);
+        fd = fd_reopen_regular(FD_SLOT, &st);
+        assert_true(fd >= 0);
+        safe_close(fd);
+
+        /* The link at our fd number is another process's: to a FIFO (which
+         * a writer waits on), then to a regular file that is not ours. */
+        for (int i = 0; i < 2; i++) {
+                pid = hold_at_slot(i == 0 ? "fifo2" : "other");
+                snprintf(other_fd, sizeof(other_fd), "/proc/%d/fd", (int) pid);
+                assert_int_equal(mount(other_fd, self_fd, NULL, MS_BIND, NULL), 0);
+                assert_int_equal(fd_reopen_regular(FD_SLOT, &st), -ESTALE);
+                assert_int_equal(umount2(self_fd, MNT_DETACH), 0);
+                unhold(pid);
+        }
+
+        /* A tmpfs over our fd directory, with a link to the FIFO. */
+        assert_int_equal(mount("tmpfs", self_fd, "tmpfs", 0, NULL), 0);
+        snprintf(fifo, sizeof(fifo), "%s/fifo2", dir);
+        snprintf(other_fd, sizeof(other_fd), "%s/%d", self_fd, FD_SLOT);
+        assert_int_equal(symlink(fifo, other_fd), 0);
+        assert_int_equal(fd_reopen_regular(FD_SLOT, &st), -ENOSYS);
+        assert_int_equal(umount2(self_fd, MNT_DETACH), 0);
+
+        /* And with /proc/self/fd the kernel's again, ours again. */
+        fd = fd_reopen_regular(FD_SLOT, &st);
+        assert_true(fd >= 0);
+        safe_close(fd);
+        close(FD_SLOT);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_loops),
                 cmocka_unit_test(test_read_regular),
                 cmocka_unit_test(test_read_huge_sparse),
                 cmocka_unit_test(test_open_symlink_fifo_dir),
+                cmocka_unit_test(test_reopen_proc_not_ours),
                 cmocka_unit_test(test_write_atomic),
                 cmocka_unit_test(test_erase_free),
         };
