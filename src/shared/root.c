@@ -525,18 +525,23 @@ int chase_open_by_hand_at(int root_fd, const char *path, ChaseFlags flags) {
         return chase_by_hand(root_fd, path, flags & ~CHASE_MKDIR);
 }
 
+/* @flags with the mount rule a walk from @root_fd keeps: a walk from the
+ * tree's root takes the tree's rule, whichever entry point it came by;
+ * CHASE_NO_XDEV wins over CHASE_MOUNTS_IN_TREE, whoever asked for which. */
+static ChaseFlags chase_rule(int root_fd, ChaseFlags flags) {
+        if (root_tree && root_fd == root_dfd)
+                flags |= root_tree_flags;
+        if (flags & CHASE_NO_XDEV)
+                flags &= ~CHASE_MOUNTS_IN_TREE;
+        return flags;
+}
+
 /* CHASE_DIRECTORY is O_DIRECTORY on every last open, by the kernel and by
  * hand (a link's target is opened with it too): no fstat() after. */
 static int chase_plain(int root_fd, const char *path, ChaseFlags flags) {
         int fd;
 
-        /* A walk from the tree's root takes the tree's rule, whichever
-         * entry point it came by; CHASE_NO_XDEV wins over
-         * CHASE_MOUNTS_IN_TREE, whoever asked for which. */
-        if (root_tree && root_fd == root_dfd)
-                flags |= root_tree_flags;
-        if (flags & CHASE_NO_XDEV)
-                flags &= ~CHASE_MOUNTS_IN_TREE;
+        flags = chase_rule(root_fd, flags);
         if (flags & CHASE_MOUNTS_IN_TREE)
                 /* A rule the kernel does not know. */
                 return chase_by_hand(root_fd, path, flags);
@@ -682,10 +687,7 @@ int chase_open_path_at(int root_fd, const char *path, ChaseFlags flags) {
         if (*path && path[strlen(path) - 1] == '/')
                 flags |= CHASE_DIRECTORY;
         /* The tree's rule, as chase_plain() takes it for the steps before. */
-        if (root_tree && root_fd == root_dfd)
-                flags |= root_tree_flags;
-        if (flags & CHASE_NO_XDEV)
-                flags &= ~CHASE_MOUNTS_IN_TREE;
+        flags = chase_rule(root_fd, flags);
 
         for (;;) {
                 _cleanup_close_ int pfd = -EBADF, fd = -EBADF;
