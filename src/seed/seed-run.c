@@ -895,6 +895,31 @@ int seed_load(const SeedOptions *o) {
                 log_warning_errno(r, "Failed to record the result in %s/%s: %m", runstate_dir(), RUNSTATE_SEED);
         return l.error;
 }
+/* What stopped a tree's walk, in words: a mount on the way said as such
+ * (strerror() would say "Invalid cross-device link" or "Object is
+ * remote"), anything else as @other says it. */
+static const char *tree_error_string(int r, const char *other) {
+        return r == -EXDEV ? "a mount point is on the way (--cross-mounts allows crossing it)" :
+               r == CHASE_ERR_FOREIGN_MOUNT ? "a mount on the way is of a file system also mounted outside the "
+               "tree, or of a type whose files may live outside it (overlay, FUSE, network), or is "
+               "this system's root (never crossed, even with --cross-mounts)" : other;
+}
+
+/* Why the seed directory could not be opened and locked, for save and
+ * provision: a lock held too long said as one, the runtime directory
+ * named, a mount on the way in words. */
+static int log_seed_dir_error(int r, const SeedOptions *o) {
+        if (r == -ETIMEDOUT)
+                return log_error_errno(r, "Failed to lock seed directory %s: another process has held its lock for %s",
+                                       o->seed_dir_shown, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
+        if (r == -EDEADLK)
+                return log_error_errno(r, "Refusing the seed directory %s: it is the runtime directory %s, "
+                                       "whose records would overwrite the seed; set Directory= to another directory",
+                                       o->seed_dir_shown, runstate_dir());
+        return log_error_errno(r, "Failed to open and lock seed directory %s: %s", o->seed_dir_shown,
+                               tree_error_string(r, strerror(-r)));
+}
+
 int seed_save(const SeedOptions *o) {
         _cleanup_(stored_seed_done) StoredSeed old = {};
         Fresh fresh;
@@ -909,15 +934,8 @@ int seed_save(const SeedOptions *o) {
 
         /* Open, and locked until the process exits (seed-run.h). */
         dfd = seed_dir_open_locked(o->seed_dir, 0, SEED_LOCK_TIMEOUT_USEC, &dst);
-        if (dfd == -ETIMEDOUT)
-                return log_error_errno(dfd, "Failed to lock seed directory %s: another process has held its lock for %s",
-                                       o->seed_dir_shown, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
-        if (dfd == -EDEADLK)
-                return log_error_errno(dfd, "Refusing the seed directory %s: it is the runtime directory %s, "
-                                       "whose records would overwrite the seed; set Directory= to another directory",
-                                       o->seed_dir_shown, runstate_dir());
         if (dfd < 0)
-                return log_error_errno(dfd, "Failed to open and lock seed directory %s: %m", o->seed_dir_shown);
+                return log_seed_dir_error(dfd, o);
 
         machine_id_read(&m);
         have_generation = generation_read(&generation) > 0;
@@ -949,26 +967,6 @@ int seed_save(const SeedOptions *o) {
 }
 
 #if ENTROPY_GATE_PROVISION
-/* What stopped provision, in words: a mount on the way said as such
- * (strerror() would say "Invalid cross-device link" or "Object is
- * remote"), anything else as @other says it. */
-static const char *tree_error_string(int r, const char *other) {
-        return r == -EXDEV ? "a mount point is on the way (--cross-mounts allows crossing it)" :
-               r == CHASE_ERR_FOREIGN_MOUNT ? "a mount on the way is of a file system also mounted outside the "
-               "tree, or of a type whose files may live outside it (overlay, FUSE, network), or is "
-               "this system's root (never crossed, even with --cross-mounts)" : other;
-}
-
-/* Why the seed directory could not be opened and locked, in save's words
- * (a lock held too long is said to be one), or a mount on the way. */
-static int log_seed_dir_error(int r, const SeedOptions *o) {
-        if (r == -ETIMEDOUT)
-                return log_error_errno(r, "Failed to lock seed directory %s: another process has held its lock for %s",
-                                       o->seed_dir_shown, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
-        return log_error_errno(r, "Failed to open and lock seed directory %s: %s", o->seed_dir_shown,
-                               tree_error_string(r, strerror(-r)));
-}
-
 /* For image builders: a fresh creditable seed in ROOT's seed directory,
  * bound to the machine-id of the device that will boot it. The tree may
  * be someone else's: every path, read or written, is resolved inside it
