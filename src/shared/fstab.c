@@ -101,14 +101,18 @@ static bool where_normalize(char *where) {
         return true;
 }
 
-/* Whether the comma-separated @options name _netdev (alone or with a
- * value, which systemd ignores). */
-static bool options_have_netdev(const char *options) {
+/* Whether one of the comma-separated @options is one of @names, alone or
+ * with a value. */
+static bool options_have(const char *options, const char *const *names, size_t n_names) {
         for (const char *o = options; *o; ) {
                 size_t l = strcspn(o, ",");
 
-                if ((l == 7 || (l > 7 && o[7] == '=')) && strncmp(o, "_netdev", 7) == 0)
-                        return true;
+                for (size_t i = 0; i < n_names; i++) {
+                        size_t k = strlen(names[i]);
+
+                        if ((l == k || (l > k && o[k] == '=')) && strncmp(o, names[i], k) == 0)
+                                return true;
+                }
                 o += l;
                 if (*o == ',')
                         o++;
@@ -116,25 +120,22 @@ static bool options_have_netdev(const char *options) {
         return false;
 }
 
-/* Whether @options order the mount after other units or mounts: then
- * what brings the network up may come before it. */
+/* _netdev, with a value or not (systemd ignores it). */
+static bool options_have_netdev(const char *options) {
+        static const char *const netdev[] = { "_netdev" };
+
+        return options_have(options, netdev, ELEMENTSOF(netdev));
+}
+
+/* Options that order the mount after other units or mounts: then what
+ * brings the network up may come before it. */
 static bool options_order_after_units(const char *options) {
         static const char *const ordering[] = {
-                "x-systemd.after=", "x-systemd.requires=", "x-systemd.requires-mounts-for=",
-                "x-systemd.wants-mounts-for=",
+                "x-systemd.after", "x-systemd.requires", "x-systemd.requires-mounts-for",
+                "x-systemd.wants-mounts-for",
         };
 
-        for (const char *o = options; *o; ) {
-                size_t l = strcspn(o, ",");
-
-                for (size_t i = 0; i < ELEMENTSOF(ordering); i++)
-                        if (l >= strlen(ordering[i]) && strncmp(o, ordering[i], strlen(ordering[i])) == 0)
-                                return true;
-                o += l;
-                if (*o == ',')
-                        o++;
-        }
-        return false;
+        return options_have(options, ordering, ELEMENTSOF(ordering));
 }
 
 /* @where is @path or a directory above it. */
