@@ -6,6 +6,8 @@
 #  - OpenWrt: a value in /etc/config/entropy-gate that entropy-gate refuses
 #    (a typo, an empty option) must not turn the wait off: exit status 2
 #    comes before any waiting, and procd starts dropbear next.
+#  - OpenRC: entropy-seed load failing must still leave the service started,
+#    or OpenRC never runs its stop, the save at shutdown.
 # Usage: init-scripts.sh SOURCE_DIR ENTROPY_GATE
 set -u
 src=$1 gate=$2
@@ -75,5 +77,40 @@ for c in "timeout=30 s:30 s:fail:10s" "timeout=empty::fail:10s" "on_timeout=Proc
                 fail "openwrt: $name: the wait was not made with the defaults (exit $(cat "$tmp/$n.rc")): $(cat "$tmp/$n.log")"
         fi
 done
+
+# OpenRC's entropy-seed: start() with a load that fails.
+sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/openrc/entropy-seed.in" >"$tmp/openrc-seed"
+FAKE_LOG=$tmp/openrc.log
+: >"$FAKE_LOG"
+(
+        ebegin() { :; }
+        eend() { return "${1:-0}"; }
+        ewend() { return "${1:-0}"; }
+        . "$tmp/openrc-seed"
+        export FAKE_SEED_RC=1
+        start
+)
+rc=$?
+if [ "$rc" = 0 ] && grep -qx 'seed load' "$FAKE_LOG"; then
+        ok "openrc: entropy-seed is started even when the load fails, so its stop saves at shutdown"
+else
+        fail "openrc: entropy-seed start() exits $rc when the load fails: OpenRC would never run its save"
+fi
+
+# s6-rc's oneshot: "up" is an execline script; with execlineb at hand, run it.
+sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/s6/entropy-seed/up.in" >"$tmp/s6-up"
+if command -v execlineb >/dev/null 2>&1; then
+        FAKE_LOG=$tmp/s6.log
+        : >"$FAKE_LOG"
+        FAKE_SEED_RC=1 execlineb -P "$tmp/s6-up"
+        rc=$?
+        if [ "$rc" = 0 ] && grep -qx 'seed load' "$FAKE_LOG"; then
+                ok "s6: the entropy-seed oneshot is up even when the load fails"
+        else
+                fail "s6: the entropy-seed oneshot's up exits $rc when the load fails: down (the save) never runs"
+        fi
+else
+        echo "note: no execlineb, s6's up not run"
+fi
 
 exit $failed
