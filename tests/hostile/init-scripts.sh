@@ -6,6 +6,7 @@
 #  - OpenWrt: a value in /etc/config/entropy-gate that entropy-gate refuses
 #    (a typo, an empty option) must not turn the wait off: exit status 2
 #    comes before any waiting, and procd starts dropbear next.
+#  - sysvinit: the same for ENTROPY_GATE_OPTS in /etc/default/entropy-gate.
 #  - OpenRC: entropy-seed load failing must still leave the service started,
 #    or OpenRC never runs its stop, the save at shutdown.
 # Usage: init-scripts.sh SOURCE_DIR ENTROPY_GATE
@@ -75,6 +76,27 @@ for c in "timeout=30 s:30 s:fail:10s" "timeout=empty::fail:10s" "on_timeout=Proc
                 ok "openwrt: $name: refused by the gate, the boot still waits 30s (fail), and says why"
         else
                 fail "openwrt: $name: the wait was not made with the defaults (exit $(cat "$tmp/$n.rc")): $(cat "$tmp/$n.log")"
+        fi
+done
+
+# sysvinit's entropy-gate with ENTROPY_GATE_OPTS it refuses: the boot
+# goes on whatever the exit status, so it must wait as the configuration
+# file says rather than not at all.
+sysv=$tmp/sysv
+mkdir "$sysv"
+sed -e "s|@EG_SBINDIR@|$tmp|g" -e "s|@EG_RUN_DIR@|$tmp/run|g" \
+    -e "s|/etc/default/entropy-gate|$sysv/default|g" -e "s|/lib/lsb/init-functions|$sysv/init-functions|g" \
+    "$src/init/sysvinit/entropy-gate.in" >"$sysv/entropy-gate"
+printf 'log_action_begin_msg() { :; }\nlog_action_end_msg() { :; }\n' >"$sysv/init-functions"
+for c in "--timeout=30 s --on-timeout=proceed" "--timout=30s" "--on-timeout=continue"; do
+        printf 'ENTROPY_GATE_OPTS="%s"\n' "$c" >"$sysv/default"
+        FAKE_LOG=$sysv/log
+        : >"$FAKE_LOG"
+        sh "$sysv/entropy-gate" start
+        if [ "$(tail -n 1 "$FAKE_LOG")" = "" ] && [ "$(grep -c '' "$FAKE_LOG")" = 2 ]; then
+                ok "sysvinit: ENTROPY_GATE_OPTS=\"$c\" refused: the gate still waits, as the configuration file says"
+        else
+                fail "sysvinit: ENTROPY_GATE_OPTS=\"$c\" refused, and no wait followed: $(cat "$FAKE_LOG")"
         fi
 done
 
