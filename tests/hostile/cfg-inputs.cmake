@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Hostile inputs to the configuration and kernel command line parsers, the
 # terminal and JSON output and the notification socket, and the initrd's
-# reading of the command line (label "hostile"; names cfg-, cmdline-,
-# term-, notify-, initrd-). Each test is an attack that once worked.
+# reading of the command line, and the service definitions for other init
+# systems (label "hostile"; names cfg-, cmdline-, init-, term-, notify-,
+# initrd-). Each test is an attack that once worked.
 
 # eg_hostile_input_test(NAME SCRIPT|SOURCE [ARGS...] [TIMEOUT s] [LIBS ...]):
 # tests/hostile/SCRIPT run by sh or python3, or tests/hostile/SOURCE (.c), a
@@ -53,3 +54,10 @@ eg_hostile_input_test(initrd-cmdline initrd-cmdline.sh
 
 # The kernel command line split as the kernel splits it: 0xA0, quotes.
 eg_hostile_input_test(cmdline-split cmdline-split.c)
+
+# The service definitions for other init systems run with stand-ins: a UCI
+# value the gate refuses still waits (with the defaults), and a seed load
+# that fails leaves OpenRC's and s6-rc's seed service up, so that it saves
+# at shutdown.
+eg_hostile_input_test(init-scripts init-scripts.sh
+                      ARGS ${CMAKE_SOURCE_DIR} $<TARGET_FILE:entropy-gate-fakepool> TIMEOUT 60)

@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The service definitions for init systems other than systemd, run as their
+# init system would run them, with stand-ins for the programs and for the
+# init system's shell functions:
+#  - OpenWrt: a value in /etc/config/entropy-gate that entropy-gate refuses
+#    (a typo, an empty option) must not turn the wait off: exit status 2
+#    comes before any waiting, and procd starts dropbear next.
+#  - sysvinit: the same for ENTROPY_GATE_OPTS in /etc/default/entropy-gate.
+#  - OpenRC: entropy-seed load failing must still leave the service started,
+#    or OpenRC never runs its stop, the save at shutdown.
+# Usage: init-scripts.sh SOURCE_DIR ENTROPY_GATE
+set -u
+src=$1 gate=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+ok() { echo "ok: $*"; }
+
+# A gate that takes what entropy-gate(8) takes (the real one parses the
+# command line: with --help it exits 0 or 2 and waits for nothing), logs
+# each command line, and is never ready: --timeout=0 times out (3), and so
+# does every other wait (FAKE_GATE_RC).
+cat >"$tmp/entropy-gate" <<EOF
+#!/bin/sh
+echo "\$*" >>"\$FAKE_LOG"
+"$gate" "\$@" --help >/dev/null 2>&1 || exit
+[ "\$1" = --timeout=0 ] && exit 3
+exit "\${FAKE_GATE_RC:-3}"
+EOF
+printf '#!/bin/sh\necho "seed $*" >>"$FAKE_LOG"\nexit "${FAKE_SEED_RC:-0}"\n' >"$tmp/entropy-seed"
+chmod +x "$tmp/entropy-gate" "$tmp/entropy-seed"
+export FAKE_LOG
+
+# openwrt NAME TIMEOUT ON_TIMEOUT WARN_AFTER: boot() with these UCI values
+# (unset: the option's default), in a subshell; its log in $tmp/NAME.log.
+openwrt() {
+        FAKE_LOG=$tmp/$1.log
+        : >"$FAKE_LOG"
+        (
+                uci_timeout=$2 uci_on_timeout=$3 uci_warn_after=$4
+                . "$src/packaging/openwrt/files/entropy-gate.init"
+                GATE=$tmp/entropy-gate SEED=$tmp/entropy-seed
+                config_load() { :; }
+                config_get() { eval "$1=\${uci_$3-\$4}"; }
+                config_get_bool() { eval "$1=1"; }
+                kmsg() { echo "kmsg: $*" >>"$FAKE_LOG"; }
+                mkdir() { :; }
+                start() { :; }
+                boot
+        )
+        echo $? >"$tmp/$1.rc"
+}
+
+# The last wait, that is the last gate run but the --timeout=0 check.
+last_wait() { grep -v '^--timeout=0 ' "$tmp/$1.log" | grep '^--' | tail -n 1; }
+
+openwrt valid 45s fail 5s
+if [ "$(last_wait valid)" = "--timeout=45s --on-timeout=fail --warn-after=5s" ] &&
+   [ "$(grep -c '^--' "$tmp/valid.log")" = 2 ]; then
+        ok "openwrt: valid settings reach the gate as they are"
+else
+        fail "openwrt: valid settings: $(cat "$tmp/valid.log")"
+fi
+
+for c in "timeout=30 s:30 s:fail:10s" "timeout=empty::fail:10s" "on_timeout=Proceed:30s:Proceed:10s" \
+         "warn_after=off:30s:fail:off" "timeout=-1:-1:fail:10s"; do
+        name=${c%%:*} rest=${c#*:}
+        t=${rest%%:*} rest=${rest#*:}
+        o=${rest%%:*} w=${rest#*:}
+        n=bad-$(echo "$name" | tr -c 'a-z0-9\n' _)
+        openwrt "$n" "$t" "$o" "$w"
+        if [ "$(last_wait "$n")" = "--timeout=30s --on-timeout=fail" ] &&
+           [ "$(cat "$tmp/$n.rc")" = 3 ] && grep -q '^kmsg: invalid setting' "$tmp/$n.log"; then
+                ok "openwrt: $name: refused by the gate, the boot still waits 30s (fail), and says why"
+        else
+                fail "openwrt: $name: the wait was not made with the defaults (exit $(cat "$tmp/$n.rc")): $(cat "$tmp/$n.log")"
+        fi
+done
+
+# sysvinit's entropy-gate with ENTROPY_GATE_OPTS it refuses: the boot
+# goes on whatever the exit status, so it must wait as the configuration
+# file says rather than not at all.
+sysv=$tmp/sysv
+mkdir "$sysv"
+sed -e "s|@EG_SBINDIR@|$tmp|g" -e "s|@EG_RUN_DIR@|$tmp/run|g" \
+    -e "s|/etc/default/entropy-gate|$sysv/default|g" -e "s|/lib/lsb/init-functions|$sysv/init-functions|g" \
+    "$src/init/sysvinit/entropy-gate.in" >"$sysv/entropy-gate"
+printf 'log_action_begin_msg() { :; }\nlog_action_end_msg() { :; }\n' >"$sysv/init-functions"
+for c in "--timeout=30 s --on-timeout=proceed" "--timout=30s" "--on-timeout=continue"; do
+        printf 'ENTROPY_GATE_OPTS="%s"\n' "$c" >"$sysv/default"
+        FAKE_LOG=$sysv/log
+        : >"$FAKE_LOG"
+        sh "$sysv/entropy-gate" start
+        if [ "$(tail -n 1 "$FAKE_LOG")" = "" ] && [ "$(grep -c '' "$FAKE_LOG")" = 2 ]; then
+                ok "sysvinit: ENTROPY_GATE_OPTS=\"$c\" refused: the gate still waits, as the configuration file says"
+        else
+                fail "sysvinit: ENTROPY_GATE_OPTS=\"$c\" refused, and no wait followed: $(cat "$FAKE_LOG")"
+        fi
+done
+
+# OpenRC's entropy-seed: start() with a load that fails.
+sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/openrc/entropy-seed.in" >"$tmp/openrc-seed"
+FAKE_LOG=$tmp/openrc.log
+: >"$FAKE_LOG"
+(
+        ebegin() { :; }
+        eend() { return "${1:-0}"; }
+        ewend() { return "${1:-0}"; }
+        . "$tmp/openrc-seed"
+        export FAKE_SEED_RC=1
+        start
+)
+rc=$?
+if [ "$rc" = 0 ] && grep -qx 'seed load' "$FAKE_LOG"; then
+        ok "openrc: entropy-seed is started even when the load fails, so its stop saves at shutdown"
+else
+        fail "openrc: entropy-seed start() exits $rc when the load fails: OpenRC would never run its save"
+fi
+
+# s6-rc's oneshot: "up" is an execline script; with execlineb at hand, run it.
+sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/s6/entropy-seed/up.in" >"$tmp/s6-up"
+if command -v execlineb >/dev/null 2>&1; then
+        FAKE_LOG=$tmp/s6.log
+        : >"$FAKE_LOG"
+        FAKE_SEED_RC=1 execlineb -P "$tmp/s6-up"
+        rc=$?
+        if [ "$rc" = 0 ] && grep -qx 'seed load' "$FAKE_LOG"; then
+                ok "s6: the entropy-seed oneshot is up even when the load fails"
+        else
+                fail "s6: the entropy-seed oneshot's up exits $rc when the load fails: down (the save) never runs"
+        fi
+else
+        echo "note: no execlineb, s6's up not run"
+fi
+
+exit $failed
