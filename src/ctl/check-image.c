@@ -388,21 +388,34 @@ static int open_parent(const Tree *t, const char *path, const char **ret_name, I
 
 bool symlink_names(const char *dir, const char *target, const char *want) {
         char buf[PATH_MAX * 2], *parts[PATH_MAX / 2], *save = NULL;
-        size_t n = 0, w = 0;
+        size_t n = 0, w = 0, known = 0, dir_len = target[0] == '/' ? 0 : strlen(dir);
 
         if (snprintf(buf, sizeof(buf), "%s/%s", target[0] == '/' ? "" : dir, target) >= (int) sizeof(buf))
                 return false;
         for (char *p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+                /* The first @known components are @dir's, which the walk
+                 * found to be directories, not links: ".." climbs them as
+                 * the kernel would. A name from the target may be a link
+                 * elsewhere: where its ".." leads, the text cannot say
+                 * (/usr/lib/../../etc is /opt/etc when usr/lib links to
+                 * /opt/x/y). */
+                bool from_dir = (size_t) (p - buf) < dir_len;
+
                 if (streq(p, "."))
                         continue;
                 if (streq(p, "..")) {
-                        if (n > 0)
-                                n--;
+                        if (n == 0)
+                                continue;
+                        if (n > known)
+                                return false;
+                        known = --n;
                         continue;
                 }
                 if (n >= ELEMENTSOF(parts))
                         return false;
                 parts[n++] = p;
+                if (from_dir)
+                        known = n;
         }
         /* Compare component by component with @want, "/a/b". */
         for (size_t i = 0; i < n; i++) {

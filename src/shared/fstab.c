@@ -159,6 +159,11 @@ int fstab_find_network_mount(const char *text, const char *path, FstabMount *ret
                 int r;
 
                 line = *end ? end + 1 : NULL;
+                /* A line ending in CR LF (an fstab edited elsewhere): libmount
+                 * drops the CR, so "nfs\r" is nfs and "_netdev\r" is
+                 * _netdev to systemd, and must be here. */
+                if (end > p && end[-1] == '\r')
+                        end--;
 
                 while (p < end && is_blank(*p))
                         p++;

@@ -81,7 +81,13 @@ static void test_find(void **state) {
                 { "none swap sw 0 0\n/dev/x none swap sw\n", NULL, NULL, false },
                 { "garbage\n\x01\x02 \xff\nsrv:/v /var nfs\n", "/var", "nfs", false },
                 { "srv:/v /var nfs defaults 0 0", "/var", "nfs", false },
-                { "srv:/v /var nfs\r\n", NULL, NULL, false },
+                /* CR LF line ends: libmount drops the CR, systemd mounts
+                 * these after the network. */
+                { "srv:/v /var nfs\r\n", "/var", "nfs", false },
+                { "srv:/v /var nfs\r", "/var", "nfs", false },
+                { "/dev/sdb1 /var ext4 defaults,_netdev\r\n", "/var", "ext4", true },
+                { "LABEL=data /var ext4 x-systemd.after\r\n", "/var", "ext4", true },
+                { "srv:/v /var nfs\r\r\n", NULL, NULL, false },
                 { "srv:/v /var verylongfilesystemtypenamethatdoesnotfitthebufferatallreallynotevenclose defaults\n"
                   "srv:/w /var nfs\n", "/var", "nfs", false },
         };
