@@ -61,3 +61,8 @@ eg_hostile_input_test(cmdline-split cmdline-split.c)
 # at shutdown.
 eg_hostile_input_test(init-scripts init-scripts.sh
                       ARGS ${CMAKE_SOURCE_DIR} $<TARGET_FILE:entropy-gate-fakepool> TIMEOUT 60)
+
+# The initrd helper imports no credential from the hypervisor of a
+# confidential VM (SEV, TDX, Secure Execution), as systemd does not.
+eg_hostile_input_test(initrd-credential-cvm initrd-credential-cvm.sh
+                      ARGS ${CMAKE_BINARY_DIR}/initrd/entropy-gate-initrd TIMEOUT 60)
