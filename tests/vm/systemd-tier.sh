@@ -27,6 +27,10 @@
 #              the one blocking reader and waits for the kernel
 #              (and, as in cpuoff, the kernel's entropy_avail the gate
 #              sampled while it waited rises to 256)
+#   nsrace     coldgate with the gate's first start failing as a lost race
+#              in systemd's sandbox set-up does (226/NAMESPACE): started
+#              again, and nothing after entropy-ready.target fails or
+#              starts early
 #   cpuoff     coldgate with -cpu max: RDRAND there, random.trust_cpu=off,
 #              the pool as cold and the verdict the kernel's jitter
 #   cpu        a seedless disk, -cpu max (RDRAND under TCG) and
@@ -105,6 +109,9 @@ done
 install -d "$root/etc/systemd/system/entropy-gate.service.d"
 install -m 0644 "$EG_VM_DIR/guest/entropy-gate.service.d/eg-vm-probe.conf" \
     "$root/etc/systemd/system/entropy-gate.service.d/"
+# The nsrace boot's stand-in for a failed sandbox set-up; its drop-in goes
+# into that boot's disk only.
+install -m 0755 "$EG_VM_DIR/guest/nsrace/eg-vm-nsrace.sh" "$root$EG_VM_GUEST_LIBEXEC/eg-vm-nsrace"
 if [ "$have_gen" = 1 ]; then
     # The generator, not the unit, orders eg-vm-gated.service after the gate;
     # a drop-in, as an administrator leaves the package's conffile alone.
@@ -523,6 +530,28 @@ if [ "$demo" = 0 ]; then
     sed 's/^/[coldgate status] /' "$r/status-entropy-gate.service.txt" >&2
     cg_wait=$f_wait; cg_target=$f_target; cg_crng=$f_crng; cg_pool=$f_pool
     check_entropy_samples "$r" coldgate
+
+    # coldgate again, with the gate's first start failing as it does when
+    # systemd loses a race in setting up the gate's sandbox (exit status
+    # 226, NAMESPACE, seen under load on systemd 252). The unit starts it
+    # again (RestartForceExitStatus=226) while entropy-ready.target, and
+    # every unit after it, waits: none of them starts before the pool is
+    # initialized, none fails.
+    cp --sparse=always "$work/boot/pristine.img" "$work/boot/nsrace.img"
+    debugfs -w -R "write $EG_VM_DIR/guest/nsrace/eg-vm-nsrace.conf /etc/systemd/system/entropy-gate.service.d/eg-vm-nsrace.conf" \
+        "$work/boot/nsrace.img" >/dev/null 2>&1
+    boot nsrace "$work/boot/nsrace.img" "systemd.mask=systemd-random-seed.service"
+    r=$rep
+    facts "$r"
+    ns_226=$(grep -cE 'systemd\[1\]: entropy-gate\.service: Main process exited, code=exited, status=226/NAMESPACE' "$r/journal.txt")
+    vm_check nsrace.failed-once "nsrace: the gate's first start failed with 226/NAMESPACE ($ns_226 time(s))" test "$ns_226" = 1
+    vm_check nsrace.restarted "nsrace: systemd started it again (NRestarts=$(prop "$r" entropy-gate.service NRestarts))" \
+        test "$(prop "$r" entropy-gate.service NRestarts)" = 1
+    vm_check nsrace.no-dependency-failed "nsrace: no job failed for it ($(grep -cE 'Dependency failed|entropy-ready\.target.*(failed|Failed)' "$r/journal.txt") 'Dependency failed' lines)" \
+        eval '! grep -qE "Dependency failed|entropy-ready\.target.*(failed|Failed)" "$r/journal.txt"'
+    vm_check nsrace.target-active "nsrace: entropy-ready.target is active ($(prop "$r" entropy-ready.target ActiveState))" \
+        test "$(prop "$r" entropy-ready.target ActiveState)" = active
+    check_ordering "$r" nsrace
 
     # The CPU's RNG there but not trusted: -cpu max gives the guest RDRAND,
     # random.trust_cpu=off (the tier's command line) keeps the kernel from
