@@ -7,6 +7,7 @@
 
 #include "io-util.h"
 #include "log.h"
+#include "utf8.h"
 
 #define LOG_LINE_MAX 2048
 
@@ -77,17 +78,35 @@ void log_set_quiet(bool quiet) {
 
 /* Anything not printable becomes \xNN, and so does a backslash: a name
  * holding the four characters "\x0a" and one holding a newline stay two
- * different lines in the journal. */
+ * different lines in the journal. Not printable: C0 and DEL, C1 as UTF-8
+ * (U+009B is CSI to a terminal, U+009D OSC) and every byte that is not
+ * part of valid UTF-8 (a terminal may take a lone 0x9b as CSI too): names
+ * from an image's tree and configuration reach a terminal this way. */
 static size_t escape_line(char *out, size_t size, const char *in) {
         size_t o = 0;
 
-        for (const char *p = in; *p && o + 5 < size; p++) {
-                unsigned char c = (unsigned char) *p;
-                if (c < 0x20 || c == 0x7f || c == '\\')
-                        o += (size_t) snprintf(out + o, size - o, "\\x%02x", c);
-                else
-                        out[o++] = (char) c;
+        for (const unsigned char *p = (const unsigned char *) in; *p;) {
+                size_t n = utf8_valid_length(p);
+
+                if (n == 0 || *p < 0x20 || *p == 0x7f || *p == '\\' ||
+                    (n == 2 && utf8_code_point(p, n) < 0xa0)) {
+                        /* Each byte of it, so that nothing is lost. */
+                        for (size_t i = 0; i < MAX(n, (size_t) 1); i++) {
+                                if (o + 5 >= size)
+                                        goto done;
+                                o += (size_t) snprintf(out + o, size - o, "\\x%02x", p[i]);
+                        }
+                        p += MAX(n, (size_t) 1);
+                        continue;
+                }
+                /* A character is copied whole or not at all. */
+                if (o + n + 1 >= size)
+                        break;
+                memcpy(out + o, p, n);
+                o += n;
+                p += n;
         }
+done:
         out[o] = 0;
         return o;
 }

@@ -66,3 +66,11 @@ eg_hostile_input_test(init-scripts init-scripts.sh
 # confidential VM (SEV, TDX, Secure Execution), as systemd does not.
 eg_hostile_input_test(initrd-credential-cvm initrd-credential-cvm.sh
                       ARGS ${CMAKE_BINARY_DIR}/initrd/entropy-gate-initrd TIMEOUT 60)
+
+# The messages of the tree tools quote an image's configuration: C1
+# controls and bytes that are not UTF-8 never reach the terminal as such.
+if(TARGET entropyctl AND TARGET entropy-seed)
+  eg_hostile_input_test(log-output log-output.py
+                        ARGS $<TARGET_FILE:entropyctl> $<TARGET_FILE:entropy-seed> ${ENTROPY_GATE_CONF_FILE}
+                        TIMEOUT 120)
+endif()
