@@ -57,9 +57,9 @@ static size_t escape_piece(const unsigned char *p, char piece[static 16], size_t
                 return 1;
         }
         /* C0, DEL, C1 (U+0080..U+009F, which a terminal may take as CSI and
-         * friends) and every byte that is not part of valid UTF-8 (a
-         * terminal may read a lone 0x9b as CSI too). */
-        if (n == 0 || *p < 0x20 || *p == 0x7f || (n == 2 && utf8_code_point(p, n) < 0xa0)) {
+         * friends), the bidirectional overrides and every byte that is not
+         * part of valid UTF-8 (a terminal may read a lone 0x9b as CSI too). */
+        if (n == 0 || utf8_code_point_is_control(utf8_code_point(p, n))) {
                 size_t k = MAX(n, (size_t) 1);
 
                 for (size_t i = 0; i < k; i++)

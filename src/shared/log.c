@@ -78,8 +78,8 @@ void log_set_quiet(bool quiet) {
 
 /* Anything not printable becomes \xNN, and so does a backslash: a name
  * holding the four characters "\x0a" and one holding a newline stay two
- * different lines in the journal. Not printable: C0 and DEL, C1 as UTF-8
- * (U+009B is CSI to a terminal, U+009D OSC) and every byte that is not
+ * different lines in the journal. Not printable: what a terminal acts on
+ * (utf8_code_point_is_control(): U+009B is CSI) and every byte that is not
  * part of valid UTF-8 (a terminal may take a lone 0x9b as CSI too): names
  * from an image's tree and configuration reach a terminal this way. */
 static size_t escape_line(char *out, size_t size, const char *in) {
@@ -88,8 +88,7 @@ static size_t escape_line(char *out, size_t size, const char *in) {
         for (const unsigned char *p = (const unsigned char *) in; *p;) {
                 size_t n = utf8_valid_length(p);
 
-                if (n == 0 || *p < 0x20 || *p == 0x7f || *p == '\\' ||
-                    (n == 2 && utf8_code_point(p, n) < 0xa0)) {
+                if (n == 0 || *p == '\\' || utf8_code_point_is_control(utf8_code_point(p, n))) {
                         /* Each byte of it, so that nothing is lost. */
                         for (size_t i = 0; i < MAX(n, (size_t) 1); i++) {
                                 if (o + 5 >= size)

@@ -44,6 +44,11 @@ unsigned utf8_code_point(const unsigned char *s, size_t n) {
         return cp;
 }
 
+bool utf8_code_point_is_control(unsigned cp) {
+        return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+                (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 bool utf8_is_valid(const char *s) {
         for (const unsigned char *p = (const unsigned char *) s; *p;) {
                 size_t n = utf8_valid_length(p);

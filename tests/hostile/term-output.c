@@ -59,6 +59,15 @@ static void test_spelled_escape(void **state) {
         assert_string_not_equal(a, b);
 }
 
+static void test_bidi(void **state) {
+        /* RIGHT-TO-LEFT OVERRIDE: "/x/\u202edees" shows as "/x/seed". The
+         * isolates and separators likewise: escaped, never shown as such. */
+        assert_string_equal(TERMINAL_ESCAPE("/x/\xe2\x80\xae" "dees"), "/x/\\xe2\\x80\\xaedees");
+        assert_string_equal(TERMINAL_ESCAPE("\xe2\x81\xa6" "a\xe2\x80\xa8"), "\\xe2\\x81\\xa6a\\xe2\\x80\\xa8");
+        /* Text around them is untouched. */
+        assert_string_equal(TERMINAL_ESCAPE("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
+}
+
 static void test_long_path(void **state) {
         /* PATH_MAX - 1 bytes of raw CSI: shown whole, never cut short. */
         static char in[4096];
@@ -102,6 +111,7 @@ int main(void) {
                 cmocka_unit_test(test_c1_raw),
                 cmocka_unit_test(test_invalid_utf8),
                 cmocka_unit_test(test_spelled_escape),
+                cmocka_unit_test(test_bidi),
                 cmocka_unit_test(test_long_path),
                 cmocka_unit_test(test_json_lossless),
         };
