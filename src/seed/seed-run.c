@@ -171,10 +171,10 @@ static const char *credential_dir(void) {
 /* 1 when there is a credential, 0 when none (an unusable one is logged
  * and counts as none). */
 static int credential_read(Credential *c) {
-        _cleanup_close_ int dfd = -EBADF;
+        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
         const char *dir = credential_dir();
         struct stat st;
-        int r;
+        int r, acl;
 
         snprintf(c->path, sizeof(c->path), "%s%s/%s", root_get() ?: "", dir, CREDENTIAL_NAME);
         if (dir[0] != '/') {
@@ -191,7 +191,10 @@ static int credential_read(Credential *c) {
         }
         file_stat_from_stat(&st, &c->dir_stat);
 
-        r = read_file_at(dfd, CREDENTIAL_NAME, CREDENTIAL_MAX, READ_SECRET, &c->raw, &c->raw_size, &c->stat);
+        /* The fd kept: its ACL is asked below, of the very file read. */
+        fd = open_nofollow_at(dfd, CREDENTIAL_NAME, &c->stat);
+        r = fd < 0 ? fd : S_ISDIR(c->stat.mode) ? -EISDIR :
+                read_fd_bounded_stat(fd, &c->stat, CREDENTIAL_MAX, READ_SECRET, &c->raw, &c->raw_size);
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
@@ -215,6 +218,15 @@ static int credential_read(Credential *c) {
                  * service readable by its group (root's). */
                 snprintf(c->why_not, sizeof(c->why_not), "the file is mode %04o: others may read or change it",
                          (unsigned) (c->stat.mode & 07777));
+        else if ((c->stat.mode & 0040) != 0 && c->stat.gid != 0)
+                snprintf(c->why_not, sizeof(c->why_not), "the file is readable by group GID %u, not root's",
+                         (unsigned) c->stat.gid);
+        else if ((c->stat.mode & 0040) != 0 && (acl = fd_has_access_acl(fd)) != 0)
+                /* The group bits are then the ACL's mask: what they allow,
+                 * every user and group the ACL names may have. */
+                snprintf(c->why_not, sizeof(c->why_not), "%s", acl > 0 ?
+                         "the file has an access control list: others may read it" :
+                         "whether the file has an access control list cannot be told: others may read it");
         else if (c->dir_stat.uid != 0 || (c->dir_stat.mode & 022) != 0)
                 snprintf(c->why_not, sizeof(c->why_not),
                          "its directory is not root's alone (UID %u, mode %04o)", (unsigned) c->dir_stat.uid,
