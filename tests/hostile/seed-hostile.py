@@ -486,6 +486,45 @@ def ledger_gone_with_this_boots_record_means_a_load_may_have_run(e):
 
 
 @case
+def overlay_over_a_tmpfs_credits_nothing_twice_across_boots(e):
+    # systemd.volatile=overlay, overlayroot=tmpfs: the replacement lands on
+    # the tmpfs, gone at the next boot, where the lower layer's seed and
+    # credential memory are back: every boot would credit the same seed, and
+    # a replayed credential again.
+    good = e.make_seed()
+    x = binary_credential()
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    up = os.path.join(e.top, "up")
+    os.makedirs(up)
+
+    def boot(upper_fs):
+        e.new_boot()
+        put_credential(e, x)
+        mount_upper = f"mount -t tmpfs tmpfs '{up}'; " if upper_fs == "tmpfs" else ""
+        rc, out = in_namespace(
+            mount_upper + f"mkdir -p '{up}/u' '{up}/w'; "
+            f"mount -t overlay overlay -o lowerdir='{lower}',upperdir='{up}/u',workdir='{up}/w' '{e.root}/var/lib'; "
+            f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+        check(rc == 0, f"load on an overlay over {upper_fs} exited {rc}", out)
+        return out
+
+    for _ in range(2):
+        out = boot("tmpfs")
+        check(good not in e.credited() and good in e.mixed(), "a seed on an overlay over a tmpfs was credited", out)
+        check(x.hex() not in e.credited(), "a credential remembered only on a tmpfs was credited", out)
+        check("upper layer is a tmpfs" in out, "message", out)
+    # An upper layer on a disk keeps the replacement: credited once.
+    out = boot("disk")
+    check(e.credited() == [good, x.hex()] or sorted(e.credited()) == sorted([good, x.hex()]),
+          "an overlay whose upper layer is kept credits as any directory", out)
+    boot("disk")
+    check(e.credited().count(good) == 1 and e.credited().count(x.hex()) == 1,
+          "credited twice with the upper layer kept", "\n".join(e.credited()))
+
+
+@case
 def seed_directory_that_is_the_runtime_directory_is_refused(e):
     # Its lock is the ledger's (a load waited on itself), and the record
     # named seed would be renamed over the seed.
