@@ -171,10 +171,10 @@ static const char *credential_dir(void) {
 /* 1 when there is a credential, 0 when none (an unusable one is logged
  * and counts as none). */
 static int credential_read(Credential *c) {
-        _cleanup_close_ int dfd = -EBADF;
+        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
         const char *dir = credential_dir();
         struct stat st;
-        int r;
+        int r, acl;
 
         snprintf(c->path, sizeof(c->path), "%s%s/%s", root_get() ?: "", dir, CREDENTIAL_NAME);
         if (dir[0] != '/') {
@@ -191,7 +191,10 @@ static int credential_read(Credential *c) {
         }
         file_stat_from_stat(&st, &c->dir_stat);
 
-        r = read_file_at(dfd, CREDENTIAL_NAME, CREDENTIAL_MAX, READ_SECRET, &c->raw, &c->raw_size, &c->stat);
+        /* The fd kept: its ACL is asked below, of the very file read. */
+        fd = open_nofollow_at(dfd, CREDENTIAL_NAME, &c->stat);
+        r = fd < 0 ? fd : S_ISDIR(c->stat.mode) ? -EISDIR :
+                read_fd_bounded_stat(fd, &c->stat, CREDENTIAL_MAX, READ_SECRET, &c->raw, &c->raw_size);
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
@@ -215,6 +218,15 @@ static int credential_read(Credential *c) {
                  * service readable by its group (root's). */
                 snprintf(c->why_not, sizeof(c->why_not), "the file is mode %04o: others may read or change it",
                          (unsigned) (c->stat.mode & 07777));
+        else if ((c->stat.mode & 0040) != 0 && c->stat.gid != 0)
+                snprintf(c->why_not, sizeof(c->why_not), "the file is readable by group GID %u, not root's",
+                         (unsigned) c->stat.gid);
+        else if ((c->stat.mode & 0040) != 0 && (acl = fd_has_access_acl(fd)) != 0)
+                /* The group bits are then the ACL's mask: what they allow,
+                 * every user and group the ACL names may have. */
+                snprintf(c->why_not, sizeof(c->why_not), "%s", acl > 0 ?
+                         "the file has an access control list: others may read it" :
+                         "whether the file has an access control list cannot be told: others may read it");
         else if (c->dir_stat.uid != 0 || (c->dir_stat.mode & 022) != 0)
                 snprintf(c->why_not, sizeof(c->why_not),
                          "its directory is not root's alone (UID %u, mode %04o)", (unsigned) c->dir_stat.uid,
@@ -231,6 +243,7 @@ typedef struct Load {
         const SeedOptions *o;
         int dfd;                     /* the locked seed directory, or -errno */
         FileStat dir_stat;
+        bool dir_volatile;           /* on an overlay over a tmpfs: forgets all it is told at reboot */
         char dir_id[LEDGER_ID_MAX];
         int ledger_fd;               /* the locked runtime directory, or -errno */
         Ledger ledger;
@@ -611,6 +624,16 @@ static void plan_credential(Load *l, bool dir_usable) {
                 snprintf(c->why_not, sizeof(c->why_not), "the seed directory, which remembers it, cannot be used");
                 return;
         }
+        if (l->dir_volatile) {
+                /* Its memory is the lower layer's again at the next boot. */
+                if (l->o->credit_credential_without_memory)
+                        c->credit = true;
+                else
+                        snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it, an overlay "
+                                 "over a tmpfs (or one that cannot be told apart from it), forgets at the next boot "
+                                 "(CreditCredentialWithoutMemory= is off)");
+                return;
+        }
         if (l->dir_stat.uid != 0 || (l->dir_stat.mode & 077) != 0) {
                 snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it is not root's alone "
                          "(UID %u, mode %04o)", (unsigned) l->dir_stat.uid, (unsigned) (l->dir_stat.mode & 07777));
@@ -711,8 +734,22 @@ int seed_load(const SeedOptions *o) {
                 else
                         load_fail(&l, log_error_errno(l.dfd, "not crediting: cannot open and lock the seed directory "
                                                       "%s: %m", o->seed_dir_shown));
-        } else
+        } else {
                 ledger_directory_id((uint64_t) l.dir_stat.dev, (uint64_t) l.dir_stat.ino, l.dir_id);
+                /* Rule 7 is about the next boot: a replacement that only
+                 * a tmpfs holds is gone then, and the lower layer's copy
+                 * of this very seed is back, to be credited again. */
+                r = fd_overlay_upper_is_volatile(l.dfd);
+                if (r != 0) {
+                        l.dir_volatile = true;
+                        if (r > 0)
+                                forbid(l.no_seed_credit, "the seed directory is on an overlay whose upper layer is a "
+                                       "tmpfs: the replacement is gone at the next boot, and this seed back");
+                        else
+                                forbid(l.no_seed_credit, "cannot tell whether the seed directory, an overlay, keeps "
+                                       "the replacement across a reboot: %s", strerror(-r));
+                }
+        }
 
         /* 2. What every clone may share, mixed only. */
         machine_id_read(&l.machine);
@@ -852,7 +889,8 @@ int seed_load(const SeedOptions *o) {
                 r = pool_add_seed(l.cred.bytes, l.cred.content.size, true);
                 if (r >= 0)
                         log_info("credited %zu bits from credential %s%s", l.cred.content.size * 8, l.cred.path,
-                                 dir_usable ? "" : " (not remembered: CreditCredentialWithoutMemory=yes)");
+                                 dir_usable && !l.dir_volatile ? "" :
+                                 " (not remembered: CreditCredentialWithoutMemory=yes)");
                 else {
                         load_fail(&l, log_error_errno(r, "Failed to credit credential %s%s: %m", l.cred.path,
                                                       r == -EPERM ? " (crediting needs root with CAP_SYS_ADMIN)" : ""));

@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <sys/statfs.h>
 #include <sys/time.h>
+#include <sys/xattr.h>
 #include <time.h>
 
 #include "io-util.h"
@@ -63,10 +64,21 @@ void file_stat_from_stat(const struct stat *st, FileStat *ret) {
                 .ino = st->st_ino,
                 .nlink = st->st_nlink,
                 .uid = st->st_uid,
+                .gid = st->st_gid,
                 .mode = st->st_mode,
                 .size = st->st_size,
                 .mtime = st->st_mtim,
         };
+}
+
+int fd_has_access_acl(int fd) {
+        /* The kernel stores no ACL that only repeats the mode: the
+         * attribute exists only for one with more entries. */
+        if (fgetxattr(fd, "system.posix_acl_access", NULL, 0) >= 0)
+                return 1;
+        if (errno == ENODATA || errno == EOPNOTSUPP)
+                return 0;
+        return negative_errno();
 }
 
 /* <linux/magic.h>'s, which C libraries without kernel headers lack. */

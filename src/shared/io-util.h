@@ -39,6 +39,7 @@ typedef struct FileStat {
         ino_t ino;
         nlink_t nlink;
         uid_t uid;
+        gid_t gid;
         mode_t mode;                  /* type and permission bits, as st_mode */
         off_t size;
         struct timespec mtime;
@@ -66,6 +67,12 @@ int open_nofollow_at(int dfd, const char *path, FileStat *ret_stat);
  * and again on the fd opened. A new fd, O_RDONLY|O_NONBLOCK; @ret_stat,
  * when non-NULL, what fstat() said. */
 int fd_reopen_regular(int path_fd, FileStat *ret_stat);
+
+/* Whether the file @fd has an access ACL: entries beyond what its mode
+ * says, for other users or groups, to whom the group bits (then the ACL's
+ * mask) may grant access. 1, 0 (none, or a file system without ACLs), or
+ * -errno. */
+int fd_has_access_acl(int fd);
 
 /* Whether @path (followed) or @fd is on the kernel's procfs: not a tmpfs
  * or a bind mount someone put over a part of /proc to make its files and

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -310,6 +311,77 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
                         r = 0;
         }
         return r;
+}
+
+/* <linux/magic.h>'s, which C libraries without kernel headers lack. */
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630U
+#define TMPFS_MAGIC 0x01021994U
+#define RAMFS_MAGIC 0x858458f6U
+
+/* The value of the super block option "@key=" in @options (mountinfo's
+ * last field, escaped: a ',' in a value is "\054"), unescaped into @ret. */
+static bool mount_option_get(const char *options, const char *key, char ret[static PATH_MAX]) {
+        size_t kl = strlen(key);
+
+        for (const char *p = options; p && *p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
+                size_t n = strcspn(p, ",\n");
+
+                if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=' && n - kl - 1 < PATH_MAX) {
+                        memcpy(ret, p + kl + 1, n - kl - 1);
+                        ret[n - kl - 1] = 0;
+                        mountinfo_unescape(ret);
+                        return true;
+                }
+        }
+        return false;
+}
+
+int fd_overlay_upper_is_volatile(int fd) {
+        _cleanup_free_ char *line = NULL;
+        char upper[PATH_MAX];
+        struct statfs sfs;
+        size_t allocated = 0;
+        uint64_t mnt_id;
+        bool found = false;
+        FILE *f;
+        int r;
+
+        if (fstatfs(fd, &sfs) < 0)
+                return negative_errno();
+        if ((uint32_t) sfs.f_type != OVERLAYFS_SUPER_MAGIC)
+                return 0;
+        r = fd_mount_id(fd, &mnt_id);
+        if (r < 0)
+                return r;
+        f = fopen("/proc/self/mountinfo", "re");
+        if (!f)
+                return negative_errno();
+        if (!fd_is_procfs(fileno(f))) {
+                fclose(f);
+                return -EOPNOTSUPP;
+        }
+        while (!found && getline(&line, &allocated, f) > 0) {
+                uint64_t id;
+                dev_t dev;
+                char *where, *fstype, *super;
+
+                if (mountinfo_parse(line, &id, &dev, &where, &fstype) < 0 || id != mnt_id)
+                        continue;
+                /* After the type: the source, then the super block's options. */
+                super = strchr(fstype + strlen(fstype) + 1, ' ');
+                found = true;
+                if (!super || !mount_option_get(super + 1, "upperdir", upper))
+                        /* Lower layers only: read-only, nothing replaced. */
+                        upper[0] = 0;
+        }
+        fclose(f);
+        if (!found)
+                return -ENOENT;
+        if (!upper[0])
+                return 0;
+        if (statfs(upper, &sfs) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        return (uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC;
 }
 
 /* The path of the directory @fd, as this process sees it. -ESTALE when the

@@ -141,6 +141,14 @@ int fd_is_system_root(int fd);
  * (-EOPNOTSUPP: neither is there to ask). */
 int fd_mount_id(int fd, uint64_t *ret);
 
+/* Whether the directory @fd is on an overlayfs whose upper layer is a tmpfs
+ * or ramfs (systemd.volatile=overlay, overlayroot=tmpfs): what is written
+ * there is gone at the next boot, and the lower layer's files are back. 1,
+ * 0 (not an overlay, no upper layer, or one that is kept), -errno when it
+ * cannot be told. An upper directory named by a path this process cannot
+ * see (mounted in another mount namespace) counts as kept. */
+int fd_overlay_upper_is_volatile(int fd);
+
 /* The rule of @flags (CHASE_NO_XDEV, CHASE_MOUNTS_IN_TREE) for one step of
  * a walk below @root_fd, from the directory @from_fd to @fd (a directory or
  * the file at the end): 0, -EXDEV, CHASE_ERR_FOREIGN_MOUNT or -errno. For
