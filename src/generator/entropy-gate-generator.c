@@ -221,13 +221,16 @@ int main(int argc, char *argv[]) {
                 return 0;
         }
 
-        log_open("entropy-gate-generator", LOG_TARGET_KMSG);
-
-        /* systemd passes three directories; one is enough by hand. */
+        /* systemd passes three directories; one is enough by hand. systemd
+         * never gets this wrong, so a usage error is a person's, at a
+         * terminal: it goes to stderr, not to the kernel log. */
         if ((argc != 2 && argc != 4) || argv[1][0] == '-') {
+                log_open("entropy-gate-generator", LOG_TARGET_STDERR);
                 log_error("Usage: %s NORMAL_DIR [EARLY_DIR LATE_DIR] (see --help)", program_invocation_short_name);
                 return 2;
         }
+
+        log_open("entropy-gate-generator", LOG_TARGET_KMSG);
 
         r = config_load(&c, log_config_warning, NULL);
         if (r < 0) {

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "machine-id.h"
 #include "macro.h"
 #include "multicall.h"
 #include "paths.h"
@@ -73,6 +74,7 @@ static void help(void) {
                "                     (the initrd)\n"
                PROVISION_OPTIONS_HELP
                "\n"
+               "Exit status: 0 done (credited or not), 1 error, 2 usage.\n"
                "See entropy-seed(8).\n",
                program_invocation_short_name, SEED_DIR_DEFAULT);
 }
@@ -100,7 +102,10 @@ int entropy_seed_main(int argc, char *argv[]) {
 
         log_open("entropy-seed", LOG_TARGET_STDERR);
 
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+        /* getopt's own messages would name the program by its path and
+         * say nothing of --help: ours name the option as it was given. */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
                         help();
@@ -127,6 +132,10 @@ int entropy_seed_main(int argc, char *argv[]) {
                         arg_root = optarg;
                         break;
                 case ARG_MACHINE_ID:
+                        if (!machine_id_is_valid(optarg)) {
+                                log_error("Invalid --machine-id=%s: expected 32 hex digits", optarg);
+                                return EXIT_USAGE;
+                        }
                         arg_machine_id = optarg;
                         break;
                 case ARG_CREDENTIAL_ONLY:
@@ -135,13 +144,25 @@ int entropy_seed_main(int argc, char *argv[]) {
                 case ARG_CROSS_MOUNTS:
                         arg_cross_mounts = true;
                         break;
+                case ':':
+                        log_error("Option '%s' needs a value (see --help)", argv[optind - 1]);
+                        return EXIT_USAGE;
                 default:
+                        /* A short option is named by optopt (it may sit in a
+                         * group like -hx), a long one by its word. */
+                        if (optopt > 0 && optopt < 0x100 && !startswith(argv[optind - 1], "--"))
+                                log_error("Unknown option '-%c' (see --help)", optopt);
+                        else
+                                log_error("Unknown option '%s' (see --help)", argv[optind - 1]);
                         return EXIT_USAGE;
                 }
 
-        if (optind + 1 != argc) {
-                log_error(optind >= argc ? "Missing verb: " VERBS_LIST " (see --help)"
-                                         : "Too many arguments (see --help)");
+        if (optind >= argc) {
+                log_error("Missing verb: " VERBS_LIST " (see --help)");
+                return EXIT_USAGE;
+        }
+        if (optind + 1 < argc) {
+                log_error("Unexpected argument '%s': one verb at a time (see --help)", argv[optind + 1]);
                 return EXIT_USAGE;
         }
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)

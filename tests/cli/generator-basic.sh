@@ -95,8 +95,14 @@ run '' || fail "generator exited $?"
 grep -q "$conf_file:3: Invalid Timeout=soon" "$tmp/stderr" || fail "no file:line warning: $(cat "$tmp/stderr")"
 [ -f "$tmp/normal/a.service.d/50-entropy-gate.conf" ] || fail "a bad key stopped the rest"
 
-# Usage errors.
-if "$gen" 2>/dev/null; then fail "ran without arguments"; fi
+# Usage errors: exit 2, and the message reaches the person who ran it
+# (stderr), not the kernel log.
+rc=0; "$gen" 2>"$tmp/stderr" || rc=$?
+[ "$rc" = 2 ] || fail "ran without arguments: exit $rc, expected 2"
+grep -q "Usage: .*NORMAL_DIR" "$tmp/stderr" || fail "no usage message on stderr without arguments"
+rc=0; "$gen" --bogus 2>"$tmp/stderr" || rc=$?
+[ "$rc" = 2 ] || fail "--bogus: exit $rc, expected 2"
+grep -q "Usage: .*NORMAL_DIR" "$tmp/stderr" || fail "no usage message on stderr for --bogus"
 if SYSTEMD_LOG_TARGET=console EG_TEST_ROOT="$root" "$gen" "$tmp/does-not-exist" 2>/dev/null; then
         fail "succeeded with a missing output dir"
 fi

@@ -164,6 +164,13 @@ FAKE_POOL_READY_AFTER_MS=never scenario gate-timeout "entropy_gate.timeout=200ms
         ok "gate: a timeout with fail exits 3, said at error level" ||
         fail "gate: a timeout with fail: exit $(cat "$tmp/gate-timeout/rc")"
 
-"$helper" bogus >/dev/null 2>&1
-[ $? -eq 2 ] && ok "usage: an unknown verb exits 2" || fail "usage: an unknown verb does not exit 2"
+rc=0; "$helper" bogus >/dev/null 2>"$tmp/usage.err" || rc=$?
+[ $rc -eq 2 ] && grep -q "unknown verb 'bogus'" "$tmp/usage.err" &&
+        ok "usage: an unknown verb exits 2, named" || fail "usage: an unknown verb: exit $rc, $(cat "$tmp/usage.err")"
+rc=0; "$helper" >/dev/null 2>"$tmp/usage.err" || rc=$?
+[ $rc -eq 2 ] && grep -q "missing verb" "$tmp/usage.err" &&
+        ok "usage: no verb exits 2" || fail "usage: no verb: exit $rc, $(cat "$tmp/usage.err")"
+rc=0; "$helper" --help >"$tmp/usage.out" 2>&1 || rc=$?
+[ $rc -eq 0 ] && grep -q "^usage: .*import-credential" "$tmp/usage.out" &&
+        ok "usage: --help answers on stdout, exit 0" || fail "usage: --help: exit $rc, $(cat "$tmp/usage.out")"
 exit $failed

@@ -91,6 +91,7 @@ check() {
                 case $path in
                 "$conf" | "$conf".d | "$conf".d/*) ;;
                 "$seed" | "$seed"/*) ;;
+                /tmp/tree"$seed" | /tmp/tree"$seed"/*) ;;   # entropy-seed(8)'s example, a scratch tree
                 "$run" | "$run"/*) ;;
                 "$sbin"/* | "$bin"/*) ;;
                 "$unitdir"/* | "$gendir"/*) ;;

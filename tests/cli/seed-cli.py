@@ -1046,8 +1046,9 @@ def provision_refuses_without_real_machine_id(e):
                 f.write(content + "\n")
         e.run_seed("provision", expect=1)
         check(re.search(r"machine-id is (uninitialized|empty|absent).*--machine-id", e.out), "message", e.out)
-    e.run_seed("provision", "--machine-id=xyz", expect=1)
-    check("expected 32 hex digits" in e.out, "bad --machine-id", e.out)
+    # A bad value is a usage error (2), named, like every other option's.
+    e.run_seed("provision", "--machine-id=xyz", expect=2)
+    check("Invalid --machine-id=xyz: expected 32 hex digits" in e.out, "bad --machine-id", e.out)
     check(not os.path.exists(e.seed), "a seed was written anyway")
 
 
@@ -1071,8 +1072,12 @@ def usage_and_exit_codes(e):
         check(re.search(pattern, p.stdout), f"entropy-seed {' '.join(args)}: no {pattern!r}", p.stdout)
     run([], 2, r"Missing verb")
     run(["frobnicate"], 2, r"Unknown verb")
-    run(["load", "save"], 2, r"Too many arguments")
-    run(["--bogus", "load"], 2, r"unrecognized option")
+    run(["load", "save"], 2, r"Unexpected argument 'save'")
+    run(["load", "extra"], 2, r"Unexpected argument 'extra'")
+    run(["--bogus", "load"], 2, r"^entropy-seed: Unknown option '--bogus' \(see --help\)")
+    run(["-x", "load"], 2, r"^entropy-seed: Unknown option '-x'")
+    run(["load", "--seed-dir"], 2, r"^entropy-seed: Option '--seed-dir' needs a value", root=False)
+    run(["--machine-id=0123", "provision"], 2, r"Invalid --machine-id=0123: expected 32 hex digits")
     run(["--seed-dir=", "load"], 2, r"needs a directory")
     run(["--seed-dir=relative", "load"], 2, r"needs a directory")
     run(["provision"], 2, r"needs --root", root=False)
