@@ -269,8 +269,13 @@ int main(int argc, char *argv[]) {
                 return CTL_EXIT_USAGE;
         }
         nargs = (unsigned) (argc - optind - 1);
-        if (nargs < verb->min_args || nargs > verb->max_args) {
-                log_error("Usage: entropyctl %s", verb->synopsis);
+        if (nargs > verb->max_args) {
+                log_error("Unexpected argument '%s' for '%s'. Usage: entropyctl %s", argv[optind + 1 + verb->max_args],
+                          verb->name, verb->synopsis);
+                return CTL_EXIT_USAGE;
+        }
+        if (nargs < verb->min_args) {
+                log_error("Missing argument for '%s'. Usage: entropyctl %s", verb->name, verb->synopsis);
                 return CTL_EXIT_USAGE;
         }
         if (json_given && !verb->json) {

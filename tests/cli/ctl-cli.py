@@ -219,7 +219,7 @@ with tempfile.TemporaryDirectory() as tmp:
         (["-x", "status"], "Unknown option '-x'"),
         ([], "Missing command"),
         (["frobnicate"], "Unknown command 'frobnicate'"),
-        (["status", "extra"], "Usage: entropyctl status"),
+        (["status", "extra"], "Unexpected argument 'extra' for 'status'. Usage: entropyctl status"),
         (["--json=yaml", "status"], "Unknown --json= format 'yaml'"),
         (["help", "--json"], "'help' does not take --json"),
         (["status", "--fix"], "'status' does not take --fix"),
