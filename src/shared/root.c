@@ -318,31 +318,63 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
 #define TMPFS_MAGIC 0x01021994U
 #define RAMFS_MAGIC 0x858458f6U
 
-/* The value of the super block option "@key=" in @options (mountinfo's
- * last field, escaped: a ',' in a value is "\054"), unescaped into @ret. */
-static bool mount_option_get(const char *options, const char *key, char ret[static PATH_MAX]) {
+/* File systems on a disk that an overlay's upper layer may be on: what is
+ * written there is kept. An allow list: on anything else (FUSE, whose
+ * daemon says what it likes, NFS, another overlay, an unknown one) nobody
+ * can tell. */
+static bool fs_magic_is_disk(uint32_t magic) {
+        static const uint32_t table[] = {
+                0xef53U,     /* ext2, ext3, ext4 */
+                0x58465342U, /* xfs */
+                0x9123683eU, /* btrfs */
+                0xf2f52010U, /* f2fs */
+                0x3153464aU, /* jfs */
+                0x52654973U, /* reiserfs */
+                0x3434U,     /* nilfs2 */
+                0x2fc12fc1U, /* zfs */
+                0xca451a4eU, /* bcachefs */
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                if (magic == table[i])
+                        return true;
+        return false;
+}
+
+/* Whether the super block option "@key" or "@key=@value" (@value NULL:
+ * any) is in @options (mountinfo's last field, escaped: a ',' in a value is
+ * "\054"). With @ret, its value, unescaped, in a new string. */
+static bool mount_option_get(const char *options, const char *key, const char *value, char **ret) {
         size_t kl = strlen(key);
 
         for (const char *p = options; p && *p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
                 size_t n = strcspn(p, ",\n");
 
-                if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=' && n - kl - 1 < PATH_MAX) {
-                        memcpy(ret, p + kl + 1, n - kl - 1);
-                        ret[n - kl - 1] = 0;
-                        mountinfo_unescape(ret);
+                if (n < kl || strncmp(p, key, kl) != 0)
+                        continue;
+                if (n == kl && !value && !ret)
                         return true;
+                if (n == kl || p[kl] != '=')
+                        continue;
+                if (value && (n - kl - 1 != strlen(value) || strncmp(p + kl + 1, value, n - kl - 1) != 0))
+                        continue;
+                if (ret) {
+                        *ret = strndup(p + kl + 1, n - kl - 1);
+                        if (*ret)
+                                mountinfo_unescape(*ret);
                 }
+                return true;
         }
         return false;
 }
 
 int fd_overlay_upper_is_volatile(int fd) {
-        _cleanup_free_ char *line = NULL;
-        char upper[PATH_MAX];
-        struct statfs sfs;
+        _cleanup_free_ char *line = NULL, *upper = NULL;
+        _cleanup_close_ int upper_fd = -EBADF;
+        struct statfs sfs, upper_sfs;
         size_t allocated = 0;
         uint64_t mnt_id;
-        bool found = false;
+        bool found = false, is_volatile = false;
         FILE *f;
         int r;
 
@@ -370,18 +402,49 @@ int fd_overlay_upper_is_volatile(int fd) {
                 /* After the type: the source, then the super block's options. */
                 super = strchr(fstype + strlen(fstype) + 1, ' ');
                 found = true;
-                if (!super || !mount_option_get(super + 1, "upperdir", upper))
+                if (!super)
+                        break;
+                /* fsync() is a no-op on a volatile overlay ("fsync=volatile"
+                 * since Linux 6.5): nothing written there is durable, on a
+                 * disk or not, and after a crash the upper layer must be
+                 * thrown away. */
+                is_volatile = mount_option_get(super + 1, "volatile", NULL, NULL) ||
+                        mount_option_get(super + 1, "fsync", "volatile", NULL);
+                if (!mount_option_get(super + 1, "upperdir", NULL, &upper))
                         /* Lower layers only: read-only, nothing replaced. */
-                        upper[0] = 0;
+                        upper = NULL;
+                else if (!upper)
+                        r = -ENOMEM;
         }
         fclose(f);
+        if (r < 0)
+                return r;
         if (!found)
                 return -ENOENT;
-        if (!upper[0])
+        if (is_volatile)
+                return 1;
+        if (!upper)
                 return 0;
-        if (statfs(upper, &sfs) < 0)
-                return errno == ENOENT ? 0 : negative_errno();
-        return (uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC;
+        /* The upper directory is named as its mounter spelled it, in its
+         * mount namespace, from its working directory, with overlayfs' own
+         * escapes ("\,") and symbolic links resolved then, not now. A name
+         * that cannot be the same directory now, or is not there, tells
+         * nothing: a tmpfs detached since, or an initrd's, is not kept. */
+        if (upper[0] != '/' || strchr(upper, '\\') || strlen(upper) >= PATH_MAX)
+                return -EINVAL;
+        upper_fd = open(upper, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (upper_fd < 0)
+                return negative_errno();
+        if (fstatfs(upper_fd, &upper_sfs) < 0)
+                return negative_errno();
+        /* An overlay's statfs() is its upper layer's, but for the type: a
+         * directory the name leads to now (a symbolic link re-pointed, a
+         * mount put over it) that is on another file system is not it. */
+        if (upper_sfs.f_bsize != sfs.f_bsize || upper_sfs.f_blocks != sfs.f_blocks)
+                return -ESTALE;
+        if ((uint32_t) upper_sfs.f_type == TMPFS_MAGIC || (uint32_t) upper_sfs.f_type == RAMFS_MAGIC)
+                return 1;
+        return fs_magic_is_disk((uint32_t) upper_sfs.f_type) ? 0 : -EOPNOTSUPP;
 }
 
 /* The path of the directory @fd, as this process sees it. -ESTALE when the

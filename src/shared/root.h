@@ -142,11 +142,13 @@ int fd_is_system_root(int fd);
 int fd_mount_id(int fd, uint64_t *ret);
 
 /* Whether the directory @fd is on an overlayfs whose upper layer is a tmpfs
- * or ramfs (systemd.volatile=overlay, overlayroot=tmpfs): what is written
- * there is gone at the next boot, and the lower layer's files are back. 1,
- * 0 (not an overlay, no upper layer, or one that is kept), -errno when it
- * cannot be told. An upper directory named by a path this process cannot
- * see (mounted in another mount namespace) counts as kept. */
+ * or ramfs (systemd.volatile=overlay, overlayroot=tmpfs), or that is mounted
+ * "volatile" (its fsync() does nothing): what is written there is gone at
+ * the next boot, and the lower layer's files are back. 1, 0 (not an
+ * overlay, no upper layer, or one kept on a disk), -errno when it cannot be
+ * told: an upper directory whose name does not lead to it now (relative,
+ * escaped, gone, in another mount namespace, on another file system) or
+ * that is on a file system not known to be a disk. */
 int fd_overlay_upper_is_volatile(int fd);
 
 /* The rule of @flags (CHASE_NO_XDEV, CHASE_MOUNTS_IN_TREE) for one step of

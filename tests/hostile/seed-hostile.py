@@ -524,6 +524,60 @@ def overlay_over_a_tmpfs_credits_nothing_twice_across_boots(e):
           "credited twice with the upper layer kept", "\n".join(e.credited()))
 
 
+def overlay_boot(e, setup, lower, x):
+    """A boot whose seed directory is the overlay mounted at ROOT/var/lib by
+    the shell @setup ({lower} and {root} filled in), with the credential @x."""
+    e.new_boot()
+    put_credential(e, x)
+    rc, out = in_namespace(setup.format(lower=lower, root=e.root, top=e.top)
+                           + f"; exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+    check(rc == 0, f"load exited {rc}", out)
+    return out
+
+
+@case
+def overlay_upper_layer_in_any_spelling_is_found_volatile(e):
+    # The upper directory is named in mountinfo as the mounter spelled it:
+    # relative to its working directory, through a symbolic link re-pointed
+    # since, on a tmpfs since detached, behind overlayfs' own escapes, longer
+    # than PATH_MAX once escaped. None of them may pass for an upper layer kept on a disk. And the volatile
+    # option makes every fsync() of the overlay a no-op, the disk or not:
+    # the replacement is not durable (rule 7).
+    good = e.make_seed()
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    t = "mkdir -p {top}/t && mount -t tmpfs tmpfs {top}/t && "
+    ovl = "mount -t overlay overlay -o lowerdir={lower},upperdir=%s,workdir=%s {root}/var/lib"
+    long_dir = "/".join([" " * 200] * 8)
+    spellings = {
+        "relative": t + "mkdir -p {top}/t/u {top}/t/w && (cd {top}/t && " + ovl % ("u", "w") + ")",
+        "re-pointed symbolic link": t + "mkdir -p {top}/t/u {top}/t/w {top}/d/u && ln -sfn {top}/t {top}/l && "
+            + ovl % ("{top}/l/u", "{top}/l/w") + " && ln -sfn {top}/d {top}/l.new && mv -T {top}/l.new {top}/l",
+        "detached tmpfs": t + "mkdir -p {top}/t/u {top}/t/w && " + ovl % ("{top}/t/u", "{top}/t/w")
+            + " && umount -l {top}/t",
+        "escaped comma": t + "mkdir -p '{top}/t/u,1' {top}/t/w && " + ovl % ("'{top}/t/u\\,1'", "{top}/t/w"),
+        "long escaped path": t + f"mkdir -p '{{top}}/t/{long_dir}' {{top}}/t/w && "
+            + ovl % (f"'{{top}}/t/{long_dir}'", "{top}/t/w"),
+        "volatile on a disk": "rm -rf {top}/d && mkdir -p {top}/d/u {top}/d/w && "
+            + ovl % ("{top}/d/u", "{top}/d/w,volatile"),
+    }
+    wrong = []
+    for what, setup in spellings.items():
+        x = binary_credential()
+        out = overlay_boot(e, setup, lower, x)
+        if good in e.credited() or x.hex() in e.credited():
+            wrong.append(f"{what}: credited from an overlay that forgets:\n{out}")
+        shutil.rmtree(os.path.join(e.top, "d"), ignore_errors=True)
+        for d in ("t", "l"):
+            p = os.path.join(e.top, d)
+            if os.path.islink(p):
+                os.unlink(p)
+            else:
+                shutil.rmtree(p, ignore_errors=True)
+    check(not wrong, "\n".join(wrong))
+
+
 @case
 def seed_directory_that_is_the_runtime_directory_is_refused(e):
     # Its lock is the ledger's (a load waited on itself), and the record
