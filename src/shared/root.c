@@ -333,6 +333,8 @@ static bool fs_magic_is_disk(uint32_t magic) {
                 0x3434U,     /* nilfs2 */
                 0x2fc12fc1U, /* zfs */
                 0xca451a4eU, /* bcachefs */
+                0x72b6U,     /* jffs2: OpenWrt's overlay on NOR flash */
+                0x24051905U, /* ubifs: OpenWrt's overlay on NAND flash */
         };
 
         for (size_t i = 0; i < ELEMENTSOF(table); i++)
