@@ -575,7 +575,12 @@ static void plan_credential(Load *l, bool dir_usable) {
         if (!l->have_cred || c->why_not[0])
                 return;
         if (l->no_credit[0]) {
-                snprintf(c->why_not, sizeof(c->why_not), "%s", l->no_credit);
+                /* Crediting turned off is the answer, whatever else is doubtful. */
+                if (!l->o->credit)
+                        snprintf(c->why_not, sizeof(c->why_not), "crediting disabled (%s)",
+                                 strna(l->o->credit_disabled_by));
+                else
+                        snprintf(c->why_not, sizeof(c->why_not), "%s", l->no_credit);
                 return;
         }
         /* Credited earlier in this boot: by the initrd, whose ledger is
@@ -916,9 +921,10 @@ int seed_load(const SeedOptions *o) {
                         load_fail(&l, r);
                 }
         } else if (dir_usable) {
-                /* Rule 2 also covers "nothing usable there": say what was found. */
+                /* Rule 2 also covers "nothing usable there": say what was found.
+                 * Crediting turned off is the answer, whatever else is doubtful. */
                 snprintf(l.record.reason, sizeof(l.record.reason), "%s",
-                         l.no_credit[0] ? l.no_credit : d.rule == 2 ? l.old.problem : d.reason);
+                         l.no_credit[0] && o->credit ? l.no_credit : d.rule == 2 ? l.old.problem : d.reason);
                 log_info("not crediting: %s", l.record.reason);
         } else
                 snprintf(l.record.reason, sizeof(l.record.reason), "%s",

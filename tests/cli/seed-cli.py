@@ -855,6 +855,16 @@ def boot_id_unreadable(e):
 
 
 @case
+def no_credit_is_the_reason_whatever_else_is_doubtful(e):
+    # Turned off is what the admin asked for: that is the answer given,
+    # not a doubt about this boot that would not have mattered.
+    good = e.make_seed()
+    os.unlink(os.path.join(e.root, "proc/sys/kernel/random/boot_id"))
+    e.run_seed("load", "--no-credit")
+    expect_no_credit(e, good, r"not crediting: crediting disabled \(--no-credit\)")
+
+
+@case
 def lock_held_by_another_process(e):
     # Anyone holding the directory's lock must not hang the boot.
     good = e.make_seed()
