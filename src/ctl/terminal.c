@@ -45,10 +45,14 @@ const char *ansi_green(void) { return use_colors ? "\x1B[0;1;32m" : ""; }
 const char *ansi_bold(void) { return use_colors ? "\x1B[0;1;39m" : ""; }
 const char *ansi_normal(void) { return use_colors ? "\x1B[0m" : ""; }
 
+/* The longest piece: a UTF-8 character of 4 bytes, each as "\xNN", and
+ * the NUL snprintf() ends the last with. */
+#define PIECE_MAX (4 * 4 + 1)
+
 /* One piece of the escaped text for the bytes at @p: their escape or
  * themselves. Returns how many input bytes it stands for; *ret_len is its
  * length in @piece. */
-static size_t escape_piece(const unsigned char *p, char piece[static 16], size_t *ret_len) {
+static size_t escape_piece(const unsigned char *p, char piece[static PIECE_MAX], size_t *ret_len) {
         size_t n = utf8_valid_length(p);
 
         if (*p == '\\') {
@@ -75,7 +79,7 @@ static size_t escape_piece(const unsigned char *p, char piece[static 16], size_t
 char *terminal_escape(const char *s, char *buf, size_t size) {
         static const char cut[] = "...";
         size_t total = 0, o = 0, limit;
-        char piece[16];
+        char piece[PIECE_MAX];
 
         if (size == 0)
                 return buf;
