@@ -245,6 +245,23 @@ static bool fstype_is_self_contained(const char *fstype) {
 /* More mounts than any system has: a file that long is not read to its end. */
 #define MOUNTINFO_LINES_MAX 65536U
 
+/* This process's /proc/self/mountinfo, opened for reading, or -errno;
+ * -EOPNOTSUPP when it is not the kernel's: a file bind-mounted over
+ * /proc/PID/mountinfo could say that a host directory is mounted only in
+ * the tree, or that an overlay's upper layer is on a disk. */
+static int mountinfo_open(FILE **ret) {
+        FILE *f = fopen("/proc/self/mountinfo", "re");
+
+        if (!f)
+                return negative_errno();
+        if (!fd_is_procfs(fileno(f))) {
+                fclose(f);
+                return -EOPNOTSUPP;
+        }
+        *ret = f;
+        return 0;
+}
+
 /* Whether the mount @mnt_id is of a file system that keeps its files to
  * itself (fstype_is_self_contained()) and is mounted nowhere but at or
  * below @tree (a canonical path, as this process sees it; mountinfo spells
@@ -264,16 +281,11 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
                 size_t allocated = 0;
                 unsigned lines = 0;
                 FILE *f;
+                int k;
 
-                f = fopen("/proc/self/mountinfo", "re");
-                if (!f)
-                        return negative_errno();
-                /* A file bind-mounted over /proc/PID/mountinfo could say
-                 * that a host directory is mounted only in the tree. */
-                if (!fd_is_procfs(fileno(f))) {
-                        fclose(f);
-                        return -EOPNOTSUPP;
-                }
+                k = mountinfo_open(&f);
+                if (k < 0)
+                        return k;
                 while (r > 0 && getline(&line, &allocated, f) > 0) {
                         uint64_t id;
                         dev_t d;
@@ -387,13 +399,9 @@ int fd_overlay_upper_is_volatile(int fd) {
         r = fd_mount_id(fd, &mnt_id);
         if (r < 0)
                 return r;
-        f = fopen("/proc/self/mountinfo", "re");
-        if (!f)
-                return negative_errno();
-        if (!fd_is_procfs(fileno(f))) {
-                fclose(f);
-                return -EOPNOTSUPP;
-        }
+        r = mountinfo_open(&f);
+        if (r < 0)
+                return r;
         while (!found && getline(&line, &allocated, f) > 0) {
                 uint64_t id;
                 dev_t dev;
