@@ -26,7 +26,7 @@ cat >"$tmp/entropy-gate" <<EOF
 #!/bin/sh
 echo "\$*" >>"\$FAKE_LOG"
 "$gate" "\$@" --help >/dev/null 2>&1 || exit
-[ "\$1" = --timeout=0 ] && exit 3
+[ "\$1" = --timeout=0 ] && exit "\${FAKE_READY_RC:-3}"
 exit "\${FAKE_GATE_RC:-3}"
 EOF
 printf '#!/bin/sh\necho "seed $*" >>"$FAKE_LOG"\nexit "${FAKE_SEED_RC:-0}"\n' >"$tmp/entropy-seed"
@@ -48,6 +48,7 @@ openwrt() {
                 uci_load_rc=${6:-0}
                 . "$src/packaging/openwrt/files/entropy-gate.init"
                 GATE=$tmp/entropy-gate SEED=$tmp/entropy-seed UCI_FILE=$tmp/uci-file
+                MACHINE_ID=$tmp/machine-id
                 config_load() { return "$uci_load_rc"; }
                 config_get() { eval "$1=\${uci_$3-\$4}"; }
                 config_get_bool() {
@@ -121,6 +122,30 @@ if [ "$(grep '^seed load' "$tmp/no-file.log")" = "seed load" ]; then
 else
         fail "openwrt: no /etc/config/entropy-gate at all: $(cat "$tmp/no-file.log")"
 fi
+
+# The machine-id, made once the pool is ready: where there is none, where
+# it is empty, and where an image reset for cloning left "uninitialized"
+# (entropyctl check-image --fix), which would otherwise make every boot a
+# first boot that never credits; one that is there is kept.
+for c in "none:" "empty:-" "uninitialized:uninitialized" "kept:0123456789abcdef0123456789abcdef"; do
+        name=${c%%:*} v=${c#*:}
+        rm -f "$tmp/machine-id"
+        case $v in
+        '') ;;
+        -) : >"$tmp/machine-id" ;;
+        *) echo "$v" >"$tmp/machine-id" ;;
+        esac
+        FAKE_READY_RC=0 FAKE_GATE_RC=0 openwrt "mid-$name" 30s fail 10s
+        now=$(cat "$tmp/machine-id" 2>/dev/null)
+        if [ "$name" = kept ]; then
+                [ "$now" = "$v" ] && ok "openwrt: a machine-id is kept" ||
+                        fail "openwrt: the machine-id $v became '$now'"
+        elif echo "$now" | grep -qx '[0-9a-f]\{32\}'; then
+                ok "openwrt: machine-id $name: made ($now)"
+        else
+                fail "openwrt: machine-id $name: not made, it says '$now'"
+        fi
+done
 
 # sysvinit's entropy-gate with ENTROPY_GATE_OPTS it refuses: the boot
 # goes on whatever the exit status, so it must wait as the configuration
