@@ -244,6 +244,7 @@ typedef struct Load {
         int dfd;                     /* the locked seed directory, or -errno */
         FileStat dir_stat;
         bool dir_volatile;           /* on an overlay over a tmpfs: forgets all it is told at reboot */
+        bool dir_idmapped;           /* on an idmapped mount: the owners it shows are not the disk's */
         char dir_id[LEDGER_ID_MAX];
         int ledger_fd;               /* the locked runtime directory, or -errno */
         Ledger ledger;
@@ -639,6 +640,11 @@ static void plan_credential(Load *l, bool dir_usable) {
                                  "(CreditCredentialWithoutMemory= is off)");
                 return;
         }
+        if (l->dir_idmapped) {
+                snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it is on an idmapped "
+                         "mount (or one that cannot be told apart from it): its owner on the disk may change it");
+                return;
+        }
         if (l->dir_stat.uid != 0 || (l->dir_stat.mode & 077) != 0) {
                 snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it is not root's alone "
                          "(UID %u, mode %04o)", (unsigned) l->dir_stat.uid, (unsigned) (l->dir_stat.mode & 07777));
@@ -754,6 +760,19 @@ int seed_load(const SeedOptions *o) {
                         else
                                 forbid(l.no_seed_credit, "cannot tell whether the seed directory, an overlay, keeps "
                                        "the replacement across a reboot: %s", strerror(-r));
+                }
+                /* Rule 6 asks who owns the seed on its file system: through
+                 * an idmapped mount, a user's files show as root's, and that
+                 * user reads and changes them by any other path. */
+                r = fd_mount_is_idmapped(l.dfd);
+                if (r != 0) {
+                        l.dir_idmapped = true;
+                        if (r > 0)
+                                forbid(l.no_seed_credit, "the seed directory is on an idmapped mount: the owners it "
+                                       "shows are not those on the disk, who may read or change the seed");
+                        else
+                                forbid(l.no_seed_credit, "cannot tell whether the seed directory is on an idmapped "
+                                       "mount, whose owners are not those on the disk: %s", strerror(-r));
                 }
         }
 

@@ -191,8 +191,10 @@ static void mountinfo_unescape(char *s) {
 
 /* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT
  * OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS". The mount point is
- * unescaped in place; @ret_fstype points into @line. */
-static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **ret_where, char **ret_fstype) {
+ * unescaped in place; @ret_fstype and @ret_options (the mount's own
+ * options, NULL: not asked) point into @line. */
+static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **ret_where, char **ret_fstype,
+                           char **ret_options) {
         unsigned maj, min;
         uint64_t id;
         int k = 0;
@@ -215,6 +217,15 @@ static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **
                 return -EBADMSG;
         *e = 0;
         *end = 0;
+        if (ret_options) {
+                /* Ends before the optional fields, which come before the type. */
+                char *o = strchr(end + 1, ' ');
+
+                if (!o || o >= fstype)
+                        return -EBADMSG;
+                *o = 0;
+                *ret_options = end + 1;
+        }
         mountinfo_unescape(where);
         *ret_id = id;
         *ret_dev = makedev(maj, min);
@@ -295,7 +306,7 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
                                 r = -E2BIG;
                                 break;
                         }
-                        if (mountinfo_parse(line, &id, &d, &where, &fstype) < 0) {
+                        if (mountinfo_parse(line, &id, &d, &where, &fstype, NULL) < 0) {
                                 r = -EBADMSG;
                                 break;
                         }
@@ -407,7 +418,7 @@ int fd_overlay_upper_is_volatile(int fd) {
                 dev_t dev;
                 char *where, *fstype, *super;
 
-                if (mountinfo_parse(line, &id, &dev, &where, &fstype) < 0 || id != mnt_id)
+                if (mountinfo_parse(line, &id, &dev, &where, &fstype, NULL) < 0 || id != mnt_id)
                         continue;
                 /* After the type: the source, then the super block's options. */
                 super = strchr(fstype + strlen(fstype) + 1, ' ');
@@ -455,6 +466,33 @@ int fd_overlay_upper_is_volatile(int fd) {
         if ((uint32_t) upper_sfs.f_type == TMPFS_MAGIC || (uint32_t) upper_sfs.f_type == RAMFS_MAGIC)
                 return 1;
         return fs_magic_is_disk((uint32_t) upper_sfs.f_type) ? 0 : -EOPNOTSUPP;
+}
+
+int fd_mount_is_idmapped(int fd) {
+        _cleanup_free_ char *line = NULL;
+        size_t allocated = 0;
+        uint64_t mnt_id;
+        FILE *f;
+        int r;
+
+        r = fd_mount_id(fd, &mnt_id);
+        if (r < 0)
+                return r;
+        r = mountinfo_open(&f);
+        if (r < 0)
+                return r;
+        r = -ENOENT;
+        while (r == -ENOENT && getline(&line, &allocated, f) > 0) {
+                uint64_t id;
+                dev_t dev;
+                char *where, *fstype, *options;
+
+                if (mountinfo_parse(line, &id, &dev, &where, &fstype, &options) < 0 || id != mnt_id)
+                        continue;
+                r = mount_option_get(options, "idmapped", NULL, NULL);
+        }
+        fclose(f);
+        return r;
 }
 
 /* The path of the directory @fd, as this process sees it. -ESTALE when the

@@ -151,6 +151,13 @@ int fd_mount_id(int fd, uint64_t *ret);
  * that is on a file system not known to be a disk. */
 int fd_overlay_upper_is_volatile(int fd);
 
+/* Whether @fd is reached through an idmapped mount (Linux 5.12+): the
+ * owners fstat() shows there are mapped, not the ones on the file system,
+ * where a user whose files show as root's may read and change them. 1, 0,
+ * -errno when it cannot be told (no /proc, a mountinfo that is not the
+ * kernel's, the mount not in it). */
+int fd_mount_is_idmapped(int fd);
+
 /* The rule of @flags (CHASE_NO_XDEV, CHASE_MOUNTS_IN_TREE) for one step of
  * a walk below @root_fd, from the directory @from_fd to @fd (a directory or
  * the file at the end): 0, -EXDEV, CHASE_ERR_FOREIGN_MOUNT or -errno. For

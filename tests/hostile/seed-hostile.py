@@ -578,6 +578,85 @@ def overlay_upper_layer_in_any_spelling_is_found_volatile(e):
     check(not wrong, "\n".join(wrong))
 
 
+def idmapped_load(e, uid):
+    """entropy-seed load in a mount namespace of its own where the seed
+    directory is bind-mounted over itself, idmapped so that @uid's files
+    show as root's (open_tree, mount_setattr, move_mount: Linux 5.12).
+    Returns (exit status, output), or None where that cannot be done."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    ns = subprocess.Popen(["unshare", "--user", "sleep", "60"])
+    try:
+        for m in ("uid_map", "gid_map"):
+            for _ in range(100):
+                try:
+                    with open(f"/proc/{ns.pid}/{m}", "w") as f:
+                        f.write(f"{uid} 0 1\n")
+                    break
+                except OSError:
+                    # Not yet in its namespace: unshare(1) still running.
+                    subprocess.run(["sleep", "0.05"])
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            os.dup2(w, 1)
+            os.dup2(w, 2)
+            try:
+                class MountAttr(ctypes.Structure):
+                    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+                # The generic numbers, the same on every architecture since 5.2.
+                SYS_open_tree, SYS_move_mount, SYS_mount_setattr = 428, 429, 442
+                if libc.unshare(0x00020000) < 0 or libc.mount(None, b"/", None, 0x4000 | 0x40000, None) < 0:
+                    raise OSError(ctypes.get_errno(), "unshare")
+                nsfd = os.open(f"/proc/{ns.pid}/ns/user", os.O_RDONLY)
+                t = libc.syscall(SYS_open_tree, -100, e.seeds.encode(), 1 | 0o2000000)
+                attr = MountAttr(0x00100000, 0, 0, nsfd)
+                if t < 0 or libc.syscall(SYS_mount_setattr, t, b"", 0x1000, ctypes.byref(attr),
+                                         ctypes.sizeof(attr)) < 0 or \
+                   libc.syscall(SYS_move_mount, t, b"", -100, e.seeds.encode(), 4) < 0:
+                    raise OSError(ctypes.get_errno(), "idmapped mount")
+                if os.stat(e.seed).st_uid != 0:
+                    raise OSError(0, "the idmapped mount does not show the seed as root's")
+                os.execve(SEED_BIN, [SEED_BIN, "load", "--root=" + e.root, "--seed-dir=" + e.seeds_rel], e.env)
+            except OSError as err:
+                os.write(1, f"SKIP: {err}\n".encode())
+                os._exit(77)
+        os.close(w)
+        with os.fdopen(r, "r") as f:
+            out = f.read()
+        rc = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        return None if rc == 77 else (rc, out)
+    finally:
+        ns.kill()
+        ns.wait()
+
+
+@case
+def seed_owned_by_a_user_behind_an_idmapped_mount_is_not_credited(e):
+    # Rule 6 is about who may read and change the seed on its file system.
+    # Through an idmapped mount, UID 1000's seed directory and seed show as
+    # root's, while UID 1000 reads and rewrites them by their own path; the
+    # credential memory there is theirs to clear as well.
+    good = e.make_seed()
+    x = binary_credential()
+    e.new_boot()
+    put_credential(e, x)
+    for p in (e.seeds, e.seed):
+        os.chown(p, 1000, 1000)
+    res = idmapped_load(e, 1000)
+    if res is None:
+        print("SKIP: no idmapped mounts here")
+        return
+    rc, out = res
+    check(rc == 0, f"load through an idmapped mount exited {rc}", out)
+    check(good not in e.credited() and good in e.mixed(), "a seed that UID 1000 owns on the disk was credited "
+          "through an idmapped mount that shows it as root's", out)
+    check(x.hex() not in e.credited(), "a credential remembered in UID 1000's directory was credited", out)
+    check("idmapped mount" in out, "message", out)
+
+
 @case
 def seed_directory_that_is_the_runtime_directory_is_refused(e):
     # Its lock is the ledger's (a load waited on itself), and the record
