@@ -231,6 +231,10 @@ static int credential_read(Credential *c) {
                 snprintf(c->why_not, sizeof(c->why_not),
                          "its directory is not root's alone (UID %u, mode %04o)", (unsigned) c->dir_stat.uid,
                          (unsigned) (c->dir_stat.mode & 07777));
+        else if (fd_mount_is_idmapped(dfd) != 0)
+                /* The owners above are the mount's, not the disk's. */
+                snprintf(c->why_not, sizeof(c->why_not), "its directory is on an idmapped mount (or one that "
+                         "cannot be told apart from it): its owner on the disk may read or change it");
         else if (c->content.class == CREDENTIAL_CLASS_TEXT)
                 snprintf(c->why_not, sizeof(c->why_not),
                          "it is text (%s), not binary or hex, so its density is unknown", c->content.encoding);

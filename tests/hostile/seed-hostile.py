@@ -578,11 +578,13 @@ def overlay_upper_layer_in_any_spelling_is_found_volatile(e):
     check(not wrong, "\n".join(wrong))
 
 
-def idmapped_load(e, uid):
-    """entropy-seed load in a mount namespace of its own where the seed
-    directory is bind-mounted over itself, idmapped so that @uid's files
-    show as root's (open_tree, mount_setattr, move_mount: Linux 5.12).
+def idmapped_load(e, uid, where=None, probe=None):
+    """entropy-seed load in a mount namespace of its own where the
+    directory @where (the seed directory) is bind-mounted over itself,
+    idmapped so that @uid's files show as root's (open_tree, mount_setattr,
+    move_mount: Linux 5.12); @probe (the seed) must then show as root's.
     Returns (exit status, output), or None where that cannot be done."""
+    where, probe = where or e.seeds, probe or e.seed
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     ns = subprocess.Popen(["unshare", "--user", "sleep", "60"])
@@ -611,14 +613,14 @@ def idmapped_load(e, uid):
                 if libc.unshare(0x00020000) < 0 or libc.mount(None, b"/", None, 0x4000 | 0x40000, None) < 0:
                     raise OSError(ctypes.get_errno(), "unshare")
                 nsfd = os.open(f"/proc/{ns.pid}/ns/user", os.O_RDONLY)
-                t = libc.syscall(SYS_open_tree, -100, e.seeds.encode(), 1 | 0o2000000)
+                t = libc.syscall(SYS_open_tree, -100, where.encode(), 1 | 0o2000000)
                 attr = MountAttr(0x00100000, 0, 0, nsfd)
                 if t < 0 or libc.syscall(SYS_mount_setattr, t, b"", 0x1000, ctypes.byref(attr),
                                          ctypes.sizeof(attr)) < 0 or \
-                   libc.syscall(SYS_move_mount, t, b"", -100, e.seeds.encode(), 4) < 0:
+                   libc.syscall(SYS_move_mount, t, b"", -100, where.encode(), 4) < 0:
                     raise OSError(ctypes.get_errno(), "idmapped mount")
-                if os.stat(e.seed).st_uid != 0:
-                    raise OSError(0, "the idmapped mount does not show the seed as root's")
+                if os.stat(probe).st_uid != 0:
+                    raise OSError(0, f"the idmapped mount does not show {probe} as root's")
                 os.execve(SEED_BIN, [SEED_BIN, "load", "--root=" + e.root, "--seed-dir=" + e.seeds_rel], e.env)
             except OSError as err:
                 os.write(1, f"SKIP: {err}\n".encode())
@@ -655,6 +657,21 @@ def seed_owned_by_a_user_behind_an_idmapped_mount_is_not_credited(e):
           "through an idmapped mount that shows it as root's", out)
     check(x.hex() not in e.credited(), "a credential remembered in UID 1000's directory was credited", out)
     check("idmapped mount" in out, "message", out)
+
+    # The same for the credential: UID 1000's, shown as root's.
+    for p in (e.seeds, e.seed):
+        os.chown(p, 0, 0)
+    e.new_boot()
+    x = binary_credential()
+    cred = put_credential(e, x, uid=1000)
+    os.chown(os.path.dirname(cred), 1000, 1000)
+    res = idmapped_load(e, 1000, os.path.dirname(cred), cred)
+    check(res is not None, "an idmapped mount worked once and not twice")
+    rc, out = res
+    check(rc == 0, f"load with the credential behind an idmapped mount exited {rc}", out)
+    check(x.hex() not in e.credited() and x.hex() in e.mixed(), "a credential that UID 1000 owns on the disk "
+          "was credited through an idmapped mount that shows it as root's", out)
+    check("idmapped mount" in out, "message (credential)", out)
 
 
 @case
