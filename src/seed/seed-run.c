@@ -759,8 +759,8 @@ int seed_load(const SeedOptions *o) {
                         l.dir_volatile = true;
                         if (r > 0)
                                 forbid(l.no_seed_credit, "the seed directory is on an overlay whose upper layer is a "
-                                       "tmpfs, or mounted volatile: the replacement is gone at the next boot, "
-                                       "and this seed back");
+                                       "tmpfs or other memory, or mounted volatile: the replacement is gone at the "
+                                       "next boot, and this seed back");
                         else
                                 forbid(l.no_seed_credit, "cannot tell whether the seed directory, an overlay, keeps "
                                        "the replacement across a reboot: %s", strerror(-r));

@@ -393,10 +393,52 @@ static bool mount_option_get(const char *options, const char *key, const char *v
         return false;
 }
 
+/* Whether the block device @dev is memory: a zram device, brd's /dev/ramN,
+ * or a loop device whose backing file is in a tmpfs or ramfs. 1, 0 (a
+ * disk, or no block device at all: btrfs' and ZFS' anonymous devices),
+ * -errno when a loop device's backing file cannot be looked at. A disk file
+ * system made on one of them keeps nothing across a reboot either. */
+static int block_device_is_memory(dev_t dev) {
+        char path[96], link[PATH_MAX], backing[PATH_MAX];
+        const char *name;
+        struct statfs sfs;
+        struct stat st;
+        size_t n;
+        ssize_t k;
+        int r;
+
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+        k = readlink(path, link, sizeof(link) - 1);
+        if (k < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        link[k] = 0;
+        name = strrchr(link, '/');
+        name = name ? name + 1 : link;
+        if (strncmp(name, "zram", 4) == 0 || (strncmp(name, "ram", 3) == 0 && name[3] >= '0' && name[3] <= '9'))
+                return 1;
+        if (strncmp(name, "loop", 4) != 0)
+                return 0;
+        /* The kernel's own name of the backing file, as this process sees it. */
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file", major(dev), minor(dev));
+        r = read_virtual_file_into(path, sizeof(backing) - 2, backing, &n);
+        if (r < 0)
+                return r;
+        backing[strcspn(backing, "\n")] = 0;
+        if (stat(backing, &st) < 0)
+                return negative_errno();
+        /* A partition (OpenWrt's rootfs_data on x86): a disk. */
+        if (!S_ISREG(st.st_mode))
+                return 0;
+        if (statfs(backing, &sfs) < 0)
+                return negative_errno();
+        return (uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC;
+}
+
 int fd_overlay_upper_is_volatile(int fd) {
         _cleanup_free_ char *line = NULL, *upper = NULL;
         _cleanup_close_ int upper_fd = -EBADF;
         struct statfs sfs, upper_sfs;
+        struct stat upper_st;
         size_t allocated = 0;
         uint64_t mnt_id;
         bool found = false, is_volatile = false;
@@ -465,7 +507,13 @@ int fd_overlay_upper_is_volatile(int fd) {
                 return -ESTALE;
         if ((uint32_t) upper_sfs.f_type == TMPFS_MAGIC || (uint32_t) upper_sfs.f_type == RAMFS_MAGIC)
                 return 1;
-        return fs_magic_is_disk((uint32_t) upper_sfs.f_type) ? 0 : -EOPNOTSUPP;
+        if (!fs_magic_is_disk((uint32_t) upper_sfs.f_type))
+                return -EOPNOTSUPP;
+        /* A disk file system on a disk made of memory (zram-config's
+         * overlays, an ext4 on a loop file in /tmp) forgets as a tmpfs does. */
+        if (fstat(upper_fd, &upper_st) < 0)
+                return negative_errno();
+        return block_device_is_memory(upper_st.st_dev);
 }
 
 int fd_mount_is_idmapped(int fd) {

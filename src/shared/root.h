@@ -142,7 +142,8 @@ int fd_is_system_root(int fd);
 int fd_mount_id(int fd, uint64_t *ret);
 
 /* Whether the directory @fd is on an overlayfs whose upper layer is a tmpfs
- * or ramfs (systemd.volatile=overlay, overlayroot=tmpfs), or that is mounted
+ * or ramfs (systemd.volatile=overlay, overlayroot=tmpfs) or a disk file
+ * system on memory (zram, /dev/ramN, a loop file in a tmpfs), or that is mounted
  * "volatile" (its fsync() does nothing): what is written there is gone at
  * the next boot, and the lower layer's files are back. 1, 0 (not an
  * overlay, no upper layer, or one kept on a disk), -errno when it cannot be

@@ -578,6 +578,45 @@ def overlay_upper_layer_in_any_spelling_is_found_volatile(e):
     check(not wrong, "\n".join(wrong))
 
 
+@case
+def overlay_upper_layer_on_a_disk_made_of_memory_is_volatile(e):
+    # An ext4 is a disk file system, but not on a disk when its block
+    # device is memory: a loop device whose file is in a tmpfs (or zram,
+    # brd's /dev/ramN). An overlay whose upper layer is there forgets the
+    # replacement at the next boot as a tmpfs does (zram-config's
+    # overlays); the same ext4 on a loop file on a disk keeps it.
+    if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
+        print("SKIP: overlay_upper_layer_on_a_disk_made_of_memory_is_volatile needs losetup and mkfs.ext4")
+        return
+    good = e.make_seed()
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    for where in ("tmpfs", "disk"):
+        img_dir = os.path.join(e.top, "img-" + where)
+        os.makedirs(img_dir)
+        rc, out = in_namespace((f"mount -t tmpfs tmpfs '{img_dir}'; " if where == "tmpfs" else "")
+                               + f"truncate -s 16M '{img_dir}/ext4'; mkfs.ext4 -q '{img_dir}/ext4'; "
+                               f"dev=$(losetup -f --show '{img_dir}/ext4'); mkdir -p '{e.top}/up-{where}'; "
+                               f"mount \"$dev\" '{e.top}/up-{where}'; losetup -d \"$dev\"; "
+                               f"mkdir '{e.top}/up-{where}/u' '{e.top}/up-{where}/w'; "
+                               f"mount -t overlay overlay -o lowerdir='{lower}',upperdir='{e.top}/up-{where}/u',"
+                               f"workdir='{e.top}/up-{where}/w' '{e.root}/var/lib'; "
+                               f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+        if rc == 32 or "losetup" in out:
+            print(f"SKIP: overlay_upper_layer_on_a_disk_made_of_memory_is_volatile: no loop device here: {out}")
+            return
+        check(rc == 0, f"load on an overlay over an ext4 on a loop file on a {where} exited {rc}", out)
+        if where == "tmpfs":
+            check(good not in e.credited() and good in e.mixed(), "a seed on an overlay whose upper layer is an "
+                  "ext4 on a loop file in a tmpfs was credited", out)
+            check("upper layer is a tmpfs" in out, "message", out)
+        else:
+            check(good in e.credited(), "an overlay whose upper layer is an ext4 on a loop file on a disk "
+                  "credits as any directory", out)
+        e.new_boot()
+
+
 def idmapped_load(e, uid, where=None, probe=None):
     """entropy-seed load in a mount namespace of its own where the
     directory @where (the seed directory) is bind-mounted over itself,
