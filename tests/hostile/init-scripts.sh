@@ -48,7 +48,7 @@ openwrt() {
                 uci_load_rc=${6:-0}
                 . "$src/packaging/openwrt/files/entropy-gate.init"
                 GATE=$tmp/entropy-gate SEED=$tmp/entropy-seed UCI_FILE=$tmp/uci-file
-                MACHINE_ID=$tmp/machine-id
+                MACHINE_ID=$tmp/machine-id RUN=$tmp/run
                 config_load() { return "$uci_load_rc"; }
                 config_get() { eval "$1=\${uci_$3-\$4}"; }
                 config_get_bool() {
@@ -122,6 +122,27 @@ if [ "$(grep '^seed load' "$tmp/no-file.log")" = "seed load" ]; then
 else
         fail "openwrt: no /etc/config/entropy-gate at all: $(cat "$tmp/no-file.log")"
 fi
+
+# OpenWrt has no /run (procd makes /tmp/run, and /var is a link to tmp):
+# without the runtime directory's parent entropy-seed keeps no ledger and
+# credits nothing, ever. boot() links /run to /var/run where it is
+# missing, and leaves one that is there alone.
+rm -rf "$tmp/run"
+openwrt run-missing 30s fail 10s
+if [ -L "$tmp/run" ] && [ "$(readlink "$tmp/run")" = /var/run ]; then
+        ok "openwrt: no /run: linked to /var/run before the load"
+else
+        fail "openwrt: no /run: $(ls -ld "$tmp/run" 2>&1)"
+fi
+rm -f "$tmp/run"
+mkdir "$tmp/run"
+openwrt run-there 30s fail 10s
+if [ -d "$tmp/run" ] && [ ! -L "$tmp/run" ]; then
+        ok "openwrt: a /run that is there is kept"
+else
+        fail "openwrt: a /run that was there: $(ls -ld "$tmp/run" 2>&1)"
+fi
+rmdir "$tmp/run"
 
 # The machine-id, made once the pool is ready: where there is none, where
 # it is empty, and where an image reset for cloning left "uninitialized"

@@ -617,6 +617,36 @@ def overlay_upper_layer_on_a_disk_made_of_memory_is_volatile(e):
         e.new_boot()
 
 
+@case
+def openwrt_layout_credits_once_through_its_run_link(e):
+    # OpenWrt has no /run: procd makes /tmp/run, /var is a link to tmp. With
+    # the ledger's parent missing, nothing is credited; the init script
+    # links /run to /var/run, through which the ledger keeps a second load
+    # of the boot from crediting again.
+    good = e.make_seed()
+    e.new_boot()
+    shutil.rmtree(os.path.join(e.root, "run"))
+    os.makedirs(os.path.join(e.root, "tmp/run"))
+    seed_dir = os.path.join(e.root, "etc/entropy-gate")
+    os.rename(os.path.join(e.root, "var/lib/entropy-gate"), seed_dir)
+    shutil.rmtree(os.path.join(e.root, "var"))
+    os.symlink("tmp", os.path.join(e.root, "var"))
+    args = [SEED_BIN, "load", "--root=" + e.root, "--seed-dir=/etc/entropy-gate"]
+    rc, out = run(args, e.env)
+    check(good not in e.credited() and "runtime directory" in out, "credited without a runtime directory", out)
+    # Its replacement, creditable (the seed passed rules 2-6), next boot.
+    good = e.inspect(os.path.join(seed_dir, "seed"))["SEED"]
+    e.new_boot()
+    shutil.rmtree(os.path.join(e.root, "run"))
+    shutil.rmtree(os.path.join(e.root, "tmp/run/entropy-gate"), ignore_errors=True)
+    os.symlink("/var/run", os.path.join(e.root, "run"))
+    for _ in range(2):
+        rc, out = run(args, e.env)
+        check(rc == 0, f"load through /run -> /var/run exited {rc}", out)
+    check(os.path.isfile(os.path.join(e.root, "tmp/run/entropy-gate/consumed")), "no ledger in /tmp/run", out)
+    check(e.credited().count(good) == 1, "not credited exactly once through /run -> /var/run", out)
+
+
 def idmapped_load(e, uid, where=None, probe=None):
     """entropy-seed load in a mount namespace of its own where the
     directory @where (the seed directory) is bind-mounted over itself,
