@@ -231,6 +231,10 @@ static int credential_read(Credential *c) {
                 snprintf(c->why_not, sizeof(c->why_not),
                          "its directory is not root's alone (UID %u, mode %04o)", (unsigned) c->dir_stat.uid,
                          (unsigned) (c->dir_stat.mode & 07777));
+        else if (fd_mount_is_idmapped(dfd) != 0)
+                /* The owners above are the mount's, not the disk's. */
+                snprintf(c->why_not, sizeof(c->why_not), "its directory is on an idmapped mount (or one that "
+                         "cannot be told apart from it): its owner on the disk may read or change it");
         else if (c->content.class == CREDENTIAL_CLASS_TEXT)
                 snprintf(c->why_not, sizeof(c->why_not),
                          "it is text (%s), not binary or hex, so its density is unknown", c->content.encoding);
@@ -244,6 +248,7 @@ typedef struct Load {
         int dfd;                     /* the locked seed directory, or -errno */
         FileStat dir_stat;
         bool dir_volatile;           /* on an overlay over a tmpfs: forgets all it is told at reboot */
+        bool dir_idmapped;           /* on an idmapped mount: the owners it shows are not the disk's */
         char dir_id[LEDGER_ID_MAX];
         int ledger_fd;               /* the locked runtime directory, or -errno */
         Ledger ledger;
@@ -639,6 +644,11 @@ static void plan_credential(Load *l, bool dir_usable) {
                                  "(CreditCredentialWithoutMemory= is off)");
                 return;
         }
+        if (l->dir_idmapped) {
+                snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it is on an idmapped "
+                         "mount (or one that cannot be told apart from it): its owner on the disk may change it");
+                return;
+        }
         if (l->dir_stat.uid != 0 || (l->dir_stat.mode & 077) != 0) {
                 snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it is not root's alone "
                          "(UID %u, mode %04o)", (unsigned) l->dir_stat.uid, (unsigned) (l->dir_stat.mode & 07777));
@@ -749,11 +759,24 @@ int seed_load(const SeedOptions *o) {
                         l.dir_volatile = true;
                         if (r > 0)
                                 forbid(l.no_seed_credit, "the seed directory is on an overlay whose upper layer is a "
-                                       "tmpfs, or mounted volatile: the replacement is gone at the next boot, "
-                                       "and this seed back");
+                                       "tmpfs or other memory, or mounted volatile: the replacement is gone at the "
+                                       "next boot, and this seed back");
                         else
                                 forbid(l.no_seed_credit, "cannot tell whether the seed directory, an overlay, keeps "
                                        "the replacement across a reboot: %s", strerror(-r));
+                }
+                /* Rule 6 asks who owns the seed on its file system: through
+                 * an idmapped mount, a user's files show as root's, and that
+                 * user reads and changes them by any other path. */
+                r = fd_mount_is_idmapped(l.dfd);
+                if (r != 0) {
+                        l.dir_idmapped = true;
+                        if (r > 0)
+                                forbid(l.no_seed_credit, "the seed directory is on an idmapped mount: the owners it "
+                                       "shows are not those on the disk, who may read or change the seed");
+                        else
+                                forbid(l.no_seed_credit, "cannot tell whether the seed directory is on an idmapped "
+                                       "mount, whose owners are not those on the disk: %s", strerror(-r));
                 }
         }
 

@@ -191,8 +191,10 @@ static void mountinfo_unescape(char *s) {
 
 /* One line of /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT
  * OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS". The mount point is
- * unescaped in place; @ret_fstype points into @line. */
-static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **ret_where, char **ret_fstype) {
+ * unescaped in place; @ret_fstype and @ret_options (the mount's own
+ * options, NULL: not asked) point into @line. */
+static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **ret_where, char **ret_fstype,
+                           char **ret_options) {
         unsigned maj, min;
         uint64_t id;
         int k = 0;
@@ -215,6 +217,15 @@ static int mountinfo_parse(char *line, uint64_t *ret_id, dev_t *ret_dev, char **
                 return -EBADMSG;
         *e = 0;
         *end = 0;
+        if (ret_options) {
+                /* Ends before the optional fields, which come before the type. */
+                char *o = strchr(end + 1, ' ');
+
+                if (!o || o >= fstype)
+                        return -EBADMSG;
+                *o = 0;
+                *ret_options = end + 1;
+        }
         mountinfo_unescape(where);
         *ret_id = id;
         *ret_dev = makedev(maj, min);
@@ -295,7 +306,7 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
                                 r = -E2BIG;
                                 break;
                         }
-                        if (mountinfo_parse(line, &id, &d, &where, &fstype) < 0) {
+                        if (mountinfo_parse(line, &id, &d, &where, &fstype, NULL) < 0) {
                                 r = -EBADMSG;
                                 break;
                         }
@@ -382,10 +393,52 @@ static bool mount_option_get(const char *options, const char *key, const char *v
         return false;
 }
 
+/* Whether the block device @dev is memory: a zram device, brd's /dev/ramN,
+ * or a loop device whose backing file is in a tmpfs or ramfs. 1, 0 (a
+ * disk, or no block device at all: btrfs' and ZFS' anonymous devices),
+ * -errno when a loop device's backing file cannot be looked at. A disk file
+ * system made on one of them keeps nothing across a reboot either. */
+static int block_device_is_memory(dev_t dev) {
+        char path[96], link[PATH_MAX], backing[PATH_MAX];
+        const char *name;
+        struct statfs sfs;
+        struct stat st;
+        size_t n;
+        ssize_t k;
+        int r;
+
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+        k = readlink(path, link, sizeof(link) - 1);
+        if (k < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        link[k] = 0;
+        name = strrchr(link, '/');
+        name = name ? name + 1 : link;
+        if (strncmp(name, "zram", 4) == 0 || (strncmp(name, "ram", 3) == 0 && name[3] >= '0' && name[3] <= '9'))
+                return 1;
+        if (strncmp(name, "loop", 4) != 0)
+                return 0;
+        /* The kernel's own name of the backing file, as this process sees it. */
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file", major(dev), minor(dev));
+        r = read_virtual_file_into(path, sizeof(backing) - 2, backing, &n);
+        if (r < 0)
+                return r;
+        backing[strcspn(backing, "\n")] = 0;
+        if (stat(backing, &st) < 0)
+                return negative_errno();
+        /* A partition (OpenWrt's rootfs_data on x86): a disk. */
+        if (!S_ISREG(st.st_mode))
+                return 0;
+        if (statfs(backing, &sfs) < 0)
+                return negative_errno();
+        return (uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC;
+}
+
 int fd_overlay_upper_is_volatile(int fd) {
         _cleanup_free_ char *line = NULL, *upper = NULL;
         _cleanup_close_ int upper_fd = -EBADF;
         struct statfs sfs, upper_sfs;
+        struct stat upper_st;
         size_t allocated = 0;
         uint64_t mnt_id;
         bool found = false, is_volatile = false;
@@ -407,7 +460,7 @@ int fd_overlay_upper_is_volatile(int fd) {
                 dev_t dev;
                 char *where, *fstype, *super;
 
-                if (mountinfo_parse(line, &id, &dev, &where, &fstype) < 0 || id != mnt_id)
+                if (mountinfo_parse(line, &id, &dev, &where, &fstype, NULL) < 0 || id != mnt_id)
                         continue;
                 /* After the type: the source, then the super block's options. */
                 super = strchr(fstype + strlen(fstype) + 1, ' ');
@@ -454,7 +507,40 @@ int fd_overlay_upper_is_volatile(int fd) {
                 return -ESTALE;
         if ((uint32_t) upper_sfs.f_type == TMPFS_MAGIC || (uint32_t) upper_sfs.f_type == RAMFS_MAGIC)
                 return 1;
-        return fs_magic_is_disk((uint32_t) upper_sfs.f_type) ? 0 : -EOPNOTSUPP;
+        if (!fs_magic_is_disk((uint32_t) upper_sfs.f_type))
+                return -EOPNOTSUPP;
+        /* A disk file system on a disk made of memory (zram-config's
+         * overlays, an ext4 on a loop file in /tmp) forgets as a tmpfs does. */
+        if (fstat(upper_fd, &upper_st) < 0)
+                return negative_errno();
+        return block_device_is_memory(upper_st.st_dev);
+}
+
+int fd_mount_is_idmapped(int fd) {
+        _cleanup_free_ char *line = NULL;
+        size_t allocated = 0;
+        uint64_t mnt_id;
+        FILE *f;
+        int r;
+
+        r = fd_mount_id(fd, &mnt_id);
+        if (r < 0)
+                return r;
+        r = mountinfo_open(&f);
+        if (r < 0)
+                return r;
+        r = -ENOENT;
+        while (r == -ENOENT && getline(&line, &allocated, f) > 0) {
+                uint64_t id;
+                dev_t dev;
+                char *where, *fstype, *options;
+
+                if (mountinfo_parse(line, &id, &dev, &where, &fstype, &options) < 0 || id != mnt_id)
+                        continue;
+                r = mount_option_get(options, "idmapped", NULL, NULL);
+        }
+        fclose(f);
+        return r;
 }
 
 /* The path of the directory @fd, as this process sees it. -ESTALE when the

@@ -142,7 +142,8 @@ int fd_is_system_root(int fd);
 int fd_mount_id(int fd, uint64_t *ret);
 
 /* Whether the directory @fd is on an overlayfs whose upper layer is a tmpfs
- * or ramfs (systemd.volatile=overlay, overlayroot=tmpfs), or that is mounted
+ * or ramfs (systemd.volatile=overlay, overlayroot=tmpfs) or a disk file
+ * system on memory (zram, /dev/ramN, a loop file in a tmpfs), or that is mounted
  * "volatile" (its fsync() does nothing): what is written there is gone at
  * the next boot, and the lower layer's files are back. 1, 0 (not an
  * overlay, no upper layer, or one kept on a disk), -errno when it cannot be
@@ -150,6 +151,13 @@ int fd_mount_id(int fd, uint64_t *ret);
  * escaped, gone, in another mount namespace, on another file system) or
  * that is on a file system not known to be a disk. */
 int fd_overlay_upper_is_volatile(int fd);
+
+/* Whether @fd is reached through an idmapped mount (Linux 5.12+): the
+ * owners fstat() shows there are mapped, not the ones on the file system,
+ * where a user whose files show as root's may read and change them. 1, 0,
+ * -errno when it cannot be told (no /proc, a mountinfo that is not the
+ * kernel's, the mount not in it). */
+int fd_mount_is_idmapped(int fd);
 
 /* The rule of @flags (CHASE_NO_XDEV, CHASE_MOUNTS_IN_TREE) for one step of
  * a walk below @root_fd, from the directory @from_fd to @fd (a directory or

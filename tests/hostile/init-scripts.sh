@@ -26,25 +26,41 @@ cat >"$tmp/entropy-gate" <<EOF
 #!/bin/sh
 echo "\$*" >>"\$FAKE_LOG"
 "$gate" "\$@" --help >/dev/null 2>&1 || exit
-[ "\$1" = --timeout=0 ] && exit 3
+[ "\$1" = --timeout=0 ] && exit "\${FAKE_READY_RC:-3}"
 exit "\${FAKE_GATE_RC:-3}"
 EOF
 printf '#!/bin/sh\necho "seed $*" >>"$FAKE_LOG"\nexit "${FAKE_SEED_RC:-0}"\n' >"$tmp/entropy-seed"
 chmod +x "$tmp/entropy-gate" "$tmp/entropy-seed"
 export FAKE_LOG
 
-# openwrt NAME TIMEOUT ON_TIMEOUT WARN_AFTER: boot() with these UCI values
-# (unset: the option's default), in a subshell; its log in $tmp/NAME.log.
+# openwrt NAME TIMEOUT ON_TIMEOUT WARN_AFTER [CREDIT [UCI_LOAD_RC]]: boot()
+# with these UCI values (unset: the option's default), in a subshell; its
+# log in $tmp/NAME.log. UCI_LOAD_RC is config_load's exit status (uci's: 1
+# for a file it cannot parse, or none), with $tmp/uci-file as the file.
+# config_get_bool is OpenWrt's (/lib/functions.sh): a value it does not
+# know is its default.
 openwrt() {
         FAKE_LOG=$tmp/$1.log
         : >"$FAKE_LOG"
         (
                 uci_timeout=$2 uci_on_timeout=$3 uci_warn_after=$4
+                [ $# -ge 5 ] && uci_credit=$5
+                uci_load_rc=${6:-0}
                 . "$src/packaging/openwrt/files/entropy-gate.init"
-                GATE=$tmp/entropy-gate SEED=$tmp/entropy-seed
-                config_load() { :; }
+                GATE=$tmp/entropy-gate SEED=$tmp/entropy-seed UCI_FILE=$tmp/uci-file
+                MACHINE_ID=$tmp/machine-id RUN=$tmp/run
+                config_load() { return "$uci_load_rc"; }
                 config_get() { eval "$1=\${uci_$3-\$4}"; }
-                config_get_bool() { eval "$1=1"; }
+                config_get_bool() {
+                        local _tmp
+                        config_get _tmp "$2" "$3" "$4"
+                        case "$_tmp" in
+                        1|on|true|yes|enabled) _tmp=1 ;;
+                        0|off|false|no|disabled) _tmp=0 ;;
+                        *) _tmp="$4" ;;
+                        esac
+                        eval "$1=\$_tmp"
+                }
                 kmsg() { echo "kmsg: $*" >>"$FAKE_LOG"; }
                 mkdir() { :; }
                 start() { :; }
@@ -76,6 +92,79 @@ for c in "timeout=30 s:30 s:fail:10s" "timeout=empty::fail:10s" "on_timeout=Proc
                 ok "openwrt: $name: refused by the gate, the boot still waits 30s (fail), and says why"
         else
                 fail "openwrt: $name: the wait was not made with the defaults (exit $(cat "$tmp/$n.rc")): $(cat "$tmp/$n.log")"
+        fi
+done
+
+# The credit switch fails closed, as Credit= in /etc/entropy-gate.conf
+# does: a value that is not a boolean, or a configuration file that uci
+# cannot parse (config_load fails, the file is there), must not credit.
+: >"$tmp/uci-file"
+for c in "credit-typo:of:0" "credit-empty::0" "credit-quoted:'0':0" "credit-off:off:0" "credit-yes:yes:0" \
+         "unparsed:0:1" "unparsed-on:1:1"; do
+        name=${c%%:*} rest=${c#*:}
+        v=${rest%%:*} lrc=${rest#*:}
+        openwrt "$name" 30s fail 10s "$v" "$lrc"
+        case $name in
+        credit-yes) want="seed load" ;;
+        *) want="seed load --no-credit" ;;
+        esac
+        if [ "$(grep '^seed load' "$tmp/$name.log")" = "$want" ] &&
+           { [ "$want" = "seed load" ] || [ "$v" = off ] || grep -q '^kmsg: .*not crediting' "$tmp/$name.log"; }; then
+                ok "openwrt: $name (credit='$v', config_load $lrc): '$want', and says why"
+        else
+                fail "openwrt: $name (credit='$v', config_load $lrc): not '$want' with a reason: $(cat "$tmp/$name.log")"
+        fi
+done
+rm -f "$tmp/uci-file"
+openwrt no-file 30s fail 10s 1 1
+if [ "$(grep '^seed load' "$tmp/no-file.log")" = "seed load" ]; then
+        ok "openwrt: no /etc/config/entropy-gate at all: credits as shipped"
+else
+        fail "openwrt: no /etc/config/entropy-gate at all: $(cat "$tmp/no-file.log")"
+fi
+
+# OpenWrt has no /run (procd makes /tmp/run, and /var is a link to tmp):
+# without the runtime directory's parent entropy-seed keeps no ledger and
+# credits nothing, ever. boot() links /run to /var/run where it is
+# missing, and leaves one that is there alone.
+rm -rf "$tmp/run"
+openwrt run-missing 30s fail 10s
+if [ -L "$tmp/run" ] && [ "$(readlink "$tmp/run")" = /var/run ]; then
+        ok "openwrt: no /run: linked to /var/run before the load"
+else
+        fail "openwrt: no /run: $(ls -ld "$tmp/run" 2>&1)"
+fi
+rm -f "$tmp/run"
+mkdir "$tmp/run"
+openwrt run-there 30s fail 10s
+if [ -d "$tmp/run" ] && [ ! -L "$tmp/run" ]; then
+        ok "openwrt: a /run that is there is kept"
+else
+        fail "openwrt: a /run that was there: $(ls -ld "$tmp/run" 2>&1)"
+fi
+rmdir "$tmp/run"
+
+# The machine-id, made once the pool is ready: where there is none, where
+# it is empty, and where an image reset for cloning left "uninitialized"
+# (entropyctl check-image --fix), which would otherwise make every boot a
+# first boot that never credits; one that is there is kept.
+for c in "none:" "empty:-" "uninitialized:uninitialized" "kept:0123456789abcdef0123456789abcdef"; do
+        name=${c%%:*} v=${c#*:}
+        rm -f "$tmp/machine-id"
+        case $v in
+        '') ;;
+        -) : >"$tmp/machine-id" ;;
+        *) echo "$v" >"$tmp/machine-id" ;;
+        esac
+        FAKE_READY_RC=0 FAKE_GATE_RC=0 openwrt "mid-$name" 30s fail 10s
+        now=$(cat "$tmp/machine-id" 2>/dev/null)
+        if [ "$name" = kept ]; then
+                [ "$now" = "$v" ] && ok "openwrt: a machine-id is kept" ||
+                        fail "openwrt: the machine-id $v became '$now'"
+        elif echo "$now" | grep -qx '[0-9a-f]\{32\}'; then
+                ok "openwrt: machine-id $name: made ($now)"
+        else
+                fail "openwrt: machine-id $name: not made, it says '$now'"
         fi
 done
 

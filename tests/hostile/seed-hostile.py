@@ -579,6 +579,171 @@ def overlay_upper_layer_in_any_spelling_is_found_volatile(e):
 
 
 @case
+def overlay_upper_layer_on_a_disk_made_of_memory_is_volatile(e):
+    # An ext4 is a disk file system, but not on a disk when its block
+    # device is memory: a loop device whose file is in a tmpfs (or zram,
+    # brd's /dev/ramN). An overlay whose upper layer is there forgets the
+    # replacement at the next boot as a tmpfs does (zram-config's
+    # overlays); the same ext4 on a loop file on a disk keeps it.
+    if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
+        print("SKIP: overlay_upper_layer_on_a_disk_made_of_memory_is_volatile needs losetup and mkfs.ext4")
+        return
+    good = e.make_seed()
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    for where in ("tmpfs", "disk"):
+        img_dir = os.path.join(e.top, "img-" + where)
+        os.makedirs(img_dir)
+        rc, out = in_namespace((f"mount -t tmpfs tmpfs '{img_dir}'; " if where == "tmpfs" else "")
+                               + f"truncate -s 16M '{img_dir}/ext4'; mkfs.ext4 -q '{img_dir}/ext4'; "
+                               f"dev=$(losetup -f --show '{img_dir}/ext4'); mkdir -p '{e.top}/up-{where}'; "
+                               f"mount \"$dev\" '{e.top}/up-{where}'; losetup -d \"$dev\"; "
+                               f"mkdir '{e.top}/up-{where}/u' '{e.top}/up-{where}/w'; "
+                               f"mount -t overlay overlay -o lowerdir='{lower}',upperdir='{e.top}/up-{where}/u',"
+                               f"workdir='{e.top}/up-{where}/w' '{e.root}/var/lib'; "
+                               f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+        if rc == 32 or "losetup" in out:
+            print(f"SKIP: overlay_upper_layer_on_a_disk_made_of_memory_is_volatile: no loop device here: {out}")
+            return
+        check(rc == 0, f"load on an overlay over an ext4 on a loop file on a {where} exited {rc}", out)
+        if where == "tmpfs":
+            check(good not in e.credited() and good in e.mixed(), "a seed on an overlay whose upper layer is an "
+                  "ext4 on a loop file in a tmpfs was credited", out)
+            check("upper layer is a tmpfs" in out, "message", out)
+        else:
+            check(good in e.credited(), "an overlay whose upper layer is an ext4 on a loop file on a disk "
+                  "credits as any directory", out)
+        e.new_boot()
+
+
+@case
+def openwrt_layout_credits_once_through_its_run_link(e):
+    # OpenWrt has no /run: procd makes /tmp/run, /var is a link to tmp. With
+    # the ledger's parent missing, nothing is credited; the init script
+    # links /run to /var/run, through which the ledger keeps a second load
+    # of the boot from crediting again.
+    good = e.make_seed()
+    e.new_boot()
+    shutil.rmtree(os.path.join(e.root, "run"))
+    os.makedirs(os.path.join(e.root, "tmp/run"))
+    seed_dir = os.path.join(e.root, "etc/entropy-gate")
+    os.rename(os.path.join(e.root, "var/lib/entropy-gate"), seed_dir)
+    shutil.rmtree(os.path.join(e.root, "var"))
+    os.symlink("tmp", os.path.join(e.root, "var"))
+    args = [SEED_BIN, "load", "--root=" + e.root, "--seed-dir=/etc/entropy-gate"]
+    rc, out = run(args, e.env)
+    check(good not in e.credited() and "runtime directory" in out, "credited without a runtime directory", out)
+    # Its replacement, creditable (the seed passed rules 2-6), next boot.
+    good = e.inspect(os.path.join(seed_dir, "seed"))["SEED"]
+    e.new_boot()
+    shutil.rmtree(os.path.join(e.root, "run"))
+    shutil.rmtree(os.path.join(e.root, "tmp/run/entropy-gate"), ignore_errors=True)
+    os.symlink("/var/run", os.path.join(e.root, "run"))
+    for _ in range(2):
+        rc, out = run(args, e.env)
+        check(rc == 0, f"load through /run -> /var/run exited {rc}", out)
+    check(os.path.isfile(os.path.join(e.root, "tmp/run/entropy-gate/consumed")), "no ledger in /tmp/run", out)
+    check(e.credited().count(good) == 1, "not credited exactly once through /run -> /var/run", out)
+
+
+def idmapped_load(e, uid, where=None, probe=None):
+    """entropy-seed load in a mount namespace of its own where the
+    directory @where (the seed directory) is bind-mounted over itself,
+    idmapped so that @uid's files show as root's (open_tree, mount_setattr,
+    move_mount: Linux 5.12); @probe (the seed) must then show as root's.
+    Returns (exit status, output), or None where that cannot be done."""
+    where, probe = where or e.seeds, probe or e.seed
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    ns = subprocess.Popen(["unshare", "--user", "sleep", "60"])
+    try:
+        for m in ("uid_map", "gid_map"):
+            for _ in range(100):
+                try:
+                    with open(f"/proc/{ns.pid}/{m}", "w") as f:
+                        f.write(f"{uid} 0 1\n")
+                    break
+                except OSError:
+                    # Not yet in its namespace: unshare(1) still running.
+                    subprocess.run(["sleep", "0.05"])
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            os.dup2(w, 1)
+            os.dup2(w, 2)
+            try:
+                class MountAttr(ctypes.Structure):
+                    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+                # The generic numbers, the same on every architecture since 5.2.
+                SYS_open_tree, SYS_move_mount, SYS_mount_setattr = 428, 429, 442
+                if libc.unshare(0x00020000) < 0 or libc.mount(None, b"/", None, 0x4000 | 0x40000, None) < 0:
+                    raise OSError(ctypes.get_errno(), "unshare")
+                nsfd = os.open(f"/proc/{ns.pid}/ns/user", os.O_RDONLY)
+                t = libc.syscall(SYS_open_tree, -100, where.encode(), 1 | 0o2000000)
+                attr = MountAttr(0x00100000, 0, 0, nsfd)
+                if t < 0 or libc.syscall(SYS_mount_setattr, t, b"", 0x1000, ctypes.byref(attr),
+                                         ctypes.sizeof(attr)) < 0 or \
+                   libc.syscall(SYS_move_mount, t, b"", -100, where.encode(), 4) < 0:
+                    raise OSError(ctypes.get_errno(), "idmapped mount")
+                if os.stat(probe).st_uid != 0:
+                    raise OSError(0, f"the idmapped mount does not show {probe} as root's")
+                os.execve(SEED_BIN, [SEED_BIN, "load", "--root=" + e.root, "--seed-dir=" + e.seeds_rel], e.env)
+            except OSError as err:
+                os.write(1, f"SKIP: {err}\n".encode())
+                os._exit(77)
+        os.close(w)
+        with os.fdopen(r, "r") as f:
+            out = f.read()
+        rc = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        return None if rc == 77 else (rc, out)
+    finally:
+        ns.kill()
+        ns.wait()
+
+
+@case
+def seed_owned_by_a_user_behind_an_idmapped_mount_is_not_credited(e):
+    # Rule 6 is about who may read and change the seed on its file system.
+    # Through an idmapped mount, UID 1000's seed directory and seed show as
+    # root's, while UID 1000 reads and rewrites them by their own path; the
+    # credential memory there is theirs to clear as well.
+    good = e.make_seed()
+    x = binary_credential()
+    e.new_boot()
+    put_credential(e, x)
+    for p in (e.seeds, e.seed):
+        os.chown(p, 1000, 1000)
+    res = idmapped_load(e, 1000)
+    if res is None:
+        print("SKIP: no idmapped mounts here")
+        return
+    rc, out = res
+    check(rc == 0, f"load through an idmapped mount exited {rc}", out)
+    check(good not in e.credited() and good in e.mixed(), "a seed that UID 1000 owns on the disk was credited "
+          "through an idmapped mount that shows it as root's", out)
+    check(x.hex() not in e.credited(), "a credential remembered in UID 1000's directory was credited", out)
+    check("idmapped mount" in out, "message", out)
+
+    # The same for the credential: UID 1000's, shown as root's.
+    for p in (e.seeds, e.seed):
+        os.chown(p, 0, 0)
+    e.new_boot()
+    x = binary_credential()
+    cred = put_credential(e, x, uid=1000)
+    os.chown(os.path.dirname(cred), 1000, 1000)
+    res = idmapped_load(e, 1000, os.path.dirname(cred), cred)
+    check(res is not None, "an idmapped mount worked once and not twice")
+    rc, out = res
+    check(rc == 0, f"load with the credential behind an idmapped mount exited {rc}", out)
+    check(x.hex() not in e.credited() and x.hex() in e.mixed(), "a credential that UID 1000 owns on the disk "
+          "was credited through an idmapped mount that shows it as root's", out)
+    check("idmapped mount" in out, "message (credential)", out)
+
+
+@case
 def seed_directory_that_is_the_runtime_directory_is_refused(e):
     # Its lock is the ledger's (a load waited on itself), and the record
     # named seed would be renamed over the seed.
