@@ -396,7 +396,8 @@ static bool mount_option_get(const char *options, const char *key, const char *v
 /* Whether the block device @dev is memory: a zram device, brd's /dev/ramN,
  * or a loop device whose backing file is in a tmpfs or ramfs. 1, 0 (a
  * disk, or no block device at all: btrfs' and ZFS' anonymous devices),
- * -errno when a loop device's backing file cannot be looked at. A disk file
+ * -errno when a loop device's backing file cannot be looked at, or there
+ * is no sysfs to ask. A disk file
  * system made on one of them keeps nothing across a reboot either. */
 static int block_device_is_memory(dev_t dev) {
         char path[96], link[PATH_MAX], backing[PATH_MAX];
@@ -409,8 +410,13 @@ static int block_device_is_memory(dev_t dev) {
 
         snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
         k = readlink(path, link, sizeof(link) - 1);
-        if (k < 0)
-                return errno == ENOENT ? 0 : negative_errno();
+        if (k < 0) {
+                /* No such device (btrfs' anonymous ones) is no memory; no
+                 * sysfs to ask cannot tell. */
+                if (errno != ENOENT)
+                        return negative_errno();
+                return access("/sys/dev/block", F_OK) < 0 ? negative_errno() : 0;
+        }
         link[k] = 0;
         name = strrchr(link, '/');
         name = name ? name + 1 : link;
