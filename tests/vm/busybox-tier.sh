@@ -17,7 +17,9 @@
 #                  < 0.1 s
 #   readyfd        --ready-fd readiness reaches a supervisor script
 #   openwrt-first  a fresh device (no seed, no machine-id) boots through the
-#                  init script: its boot() returns with the pool initialized
+#                  init script, in OpenWrt's layout (no /run; /var a link to
+#                  the /tmp tmpfs): its boot() links /run to /var/run,
+#                  returns with the pool initialized
 #                  and makes /etc/machine-id; its stop() at shutdown saves
 #                  the seed
 #   openwrt-next   that seed and machine-id: boot() credits the seed before
@@ -281,6 +283,8 @@ vm_check openwrt-first.enabled "openwrt-first: enabling the init script linked S
     test "$(vm_get "$log" enable_rc)" = 0 -a "$(vm_get "$log" rc_d)" = "K${owrt_stop}entropy-gate S${owrt_start}entropy-gate "
 vm_check openwrt-first.boot-rc "openwrt-first: rcS boot ran the script's boot() without error (status $(vm_get "$log" boot_rc))" \
     test "$(vm_get "$log" boot_rc)" = 0
+vm_check openwrt-first.run-link "openwrt-first: as on OpenWrt there was no /run before boot(), which linked it to /var/run for the records (before: $(vm_get "$log" run_before), after: $(vm_get "$log" run_after))" \
+    test "$(vm_get "$log" run_before)" = none -a "$(vm_get "$log" run_after)" = /var/run
 vm_check openwrt-first.not-credited "openwrt-first: a device with no seed and no machine-id credits nothing (ACTION=$(vm_get "$log" seed.ACTION), REASON=$(vm_get "$log" seed.REASON))" \
     test "$(vm_get "$log" seed.ACTION)" = not-credited
 vm_check openwrt-first.ready-after-boot "openwrt-first: boot() returned with the pool initialized: what starts after it finds it so (probe 'boot-post': $(probe boot-post); gate OUTCOME=$(vm_get "$log" gate.OUTCOME) READY_AT_START=$(vm_get "$log" gate.READY_AT_START))" \

@@ -14,7 +14,21 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mount -t tmpfs -o mode=0755 tmpfs /run
+scenario=$(sed -n 's/.*eg\.scenario=\([^ ]*\).*/\1/p' /proc/cmdline)
+case $scenario in
+openwrt-*)
+    # OpenWrt's layout, as procd's early mounts leave it: no /run, a tmpfs
+    # at /tmp with /tmp/run in it, and /var a link to /tmp. The package's
+    # boot() must find its way from there.
+    mount -t tmpfs -o mode=1777 tmpfs /tmp
+    mkdir -m 0755 /tmp/run
+    rm -rf /run /var
+    ln -s /tmp /var
+    ;;
+*)
+    mount -t tmpfs -o mode=0755 tmpfs /run
+    ;;
+esac
 # The first question user space asks: was the pool cold when it started?
 probe=/usr/libexec/eg-vm-probe
 $probe init
@@ -37,7 +51,6 @@ runstate() {   # runstate NAME: report every KEY=VALUE of /run/entropy-gate/NAME
 seed_dir=/etc/entropy-gate
 seed_sha() { sha256sum "$seed_dir/seed" 2>/dev/null | cut -d' ' -f1; }
 
-scenario=$(sed -n 's/.*eg\.scenario=\([^ ]*\).*/\1/p' /proc/cmdline)
 mark "init started, scenario $scenario"
 say scenario "$scenario"
 
@@ -132,28 +145,30 @@ openwrt-first|openwrt-next|openwrt-timeout)
         sed -i "s/option timeout .*/option timeout '200ms'/" /etc/config/entropy-gate
         say uci_timeout "$(sed -n "s/.*option timeout '\(.*\)'/\1/p" /etc/config/entropy-gate)"
         mkdir -p /etc/rc.d
-        printf '#!/bin/sh\n[ "$1" = boot ] || exit 0\n/usr/libexec/eg-vm-probe network\necho yes >/run/network-started\n' \
+        printf '#!/bin/sh\n[ "$1" = boot ] || exit 0\n/usr/libexec/eg-vm-probe network\necho yes >/tmp/network-started\n' \
             >/etc/rc.d/S20eg-network
         chmod 0755 /etc/rc.d/S20eg-network
     fi
+    say run_before "$(readlink /run || { [ -e /run ] && echo present; } || echo none)"
     say machine_id_before "$(cat /etc/machine-id 2>/dev/null || echo none)"
     say seed_sha_before "$(seed_sha)"
-    /etc/init.d/entropy-gate enable 2>/run/enable.err
+    /etc/init.d/entropy-gate enable 2>/tmp/enable.err
     say enable_rc $?
-    dump enable /run/enable.err
+    dump enable /tmp/enable.err
     say rc_d "$(ls /etc/rc.d 2>/dev/null | tr '\n' ' ')"
     $probe boot-pre
     mark "rcS boot"
     rc=0
     for s in /etc/rc.d/S*; do
-        "$s" boot 2>>/run/boot.err || rc=$?
+        "$s" boot 2>>/tmp/boot.err || rc=$?
     done
     $probe boot-post
     mark "rcS boot done"
     say boot_rc $rc
-    say network_started "$(cat /run/network-started 2>/dev/null || echo no)"
+    say network_started "$(cat /tmp/network-started 2>/dev/null || echo no)"
     say kmsg_gate "$(dmesg | grep -m1 'entropy-gate: the kernel random pool is not initialized' | sed 's/^\[[ 0-9.]*\] //')"
-    dump boot /run/boot.err
+    dump boot /tmp/boot.err
+    say run_after "$(readlink /run || echo none)"
     runstate seed
     runstate gate
     say machine_id "$(cat /etc/machine-id 2>/dev/null || echo none)"
@@ -161,11 +176,11 @@ openwrt-first|openwrt-next|openwrt-timeout)
     mark "rcS shutdown"
     rc=0
     for k in /etc/rc.d/K*; do
-        "$k" shutdown 2>>/run/shutdown.err || rc=$?
+        "$k" shutdown 2>>/tmp/shutdown.err || rc=$?
     done
     mark "rcS shutdown done"
     say shutdown_rc $rc
-    dump shutdown /run/shutdown.err
+    dump shutdown /tmp/shutdown.err
     say seed_sha "$(seed_sha)"
     say seed_stat "$(stat -c '%a %u' "$seed_dir" "$seed_dir/seed" 2>/dev/null | tr '\n' ' ')"
     say seed_b64 "$(base64 -w 0 "$seed_dir/seed" 2>/dev/null)"
