@@ -33,10 +33,12 @@ printf '#!/bin/sh\necho "seed $*" >>"$FAKE_LOG"\nexit "${FAKE_SEED_RC:-0}"\n' >"
 chmod +x "$tmp/entropy-gate" "$tmp/entropy-seed"
 export FAKE_LOG
 
-# openwrt NAME TIMEOUT ON_TIMEOUT WARN_AFTER [CREDIT [UCI_LOAD_RC]]: boot()
-# with these UCI values (unset: the option's default), in a subshell; its
-# log in $tmp/NAME.log. UCI_LOAD_RC is config_load's exit status (uci's: 1
-# for a file it cannot parse, or none), with $tmp/uci-file as the file.
+# openwrt NAME TIMEOUT ON_TIMEOUT WARN_AFTER [CREDIT [UCI_STRICT_RC]]:
+# boot() with these UCI values (unset: the option's default), in a
+# subshell; its log in $tmp/NAME.log. $tmp/uci-file is the file. As on
+# OpenWrt, config_load reads it leniently (uci -S: a line that does not
+# parse is dropped, the rest loaded, status 0); UCI_STRICT_RC is what a
+# strict "uci export" of it says (1: it does not parse).
 # config_get_bool is OpenWrt's (/lib/functions.sh): a value it does not
 # know is its default.
 openwrt() {
@@ -45,11 +47,15 @@ openwrt() {
         (
                 uci_timeout=$2 uci_on_timeout=$3 uci_warn_after=$4
                 [ $# -ge 5 ] && uci_credit=$5
-                uci_load_rc=${6:-0}
+                uci_strict_rc=${6:-0}
                 . "$src/packaging/openwrt/files/entropy-gate.init"
                 GATE=$tmp/entropy-gate SEED=$tmp/entropy-seed UCI_FILE=$tmp/uci-file
-                MACHINE_ID=$tmp/machine-id RUN=$tmp/run
-                config_load() { return "$uci_load_rc"; }
+                MACHINE_ID=$tmp/machine-id RUN=$tmp/run UCI=fake_uci
+                fake_uci() {
+                        [ "$*" = "-q -c $tmp export uci-file" ] || { echo "uci $*" >>"$FAKE_LOG"; return 99; }
+                        return "$uci_strict_rc"
+                }
+                config_load() { [ -e "$UCI_FILE" ]; }
                 config_get() { eval "$1=\${uci_$3-\$4}"; }
                 config_get_bool() {
                         local _tmp
@@ -97,7 +103,8 @@ done
 
 # The credit switch fails closed, as Credit= in /etc/entropy-gate.conf
 # does: a value that is not a boolean, or a configuration file that uci
-# cannot parse (config_load fails, the file is there), must not credit.
+# cannot parse (config_load drops the bad line and succeeds; a strict
+# uci export fails), must not credit.
 : >"$tmp/uci-file"
 for c in "credit-typo:of:0" "credit-empty::0" "credit-quoted:'0':0" "credit-off:off:0" "credit-yes:yes:0" \
          "unparsed:0:1" "unparsed-on:1:1"; do
@@ -110,9 +117,9 @@ for c in "credit-typo:of:0" "credit-empty::0" "credit-quoted:'0':0" "credit-off:
         esac
         if [ "$(grep '^seed load' "$tmp/$name.log")" = "$want" ] &&
            { [ "$want" = "seed load" ] || [ "$v" = off ] || grep -q '^kmsg: .*not crediting' "$tmp/$name.log"; }; then
-                ok "openwrt: $name (credit='$v', config_load $lrc): '$want', and says why"
+                ok "openwrt: $name (credit='$v', strict uci export $lrc): '$want', and says why"
         else
-                fail "openwrt: $name (credit='$v', config_load $lrc): not '$want' with a reason: $(cat "$tmp/$name.log")"
+                fail "openwrt: $name (credit='$v', strict uci export $lrc): not '$want' with a reason: $(cat "$tmp/$name.log")"
         fi
 done
 rm -f "$tmp/uci-file"

@@ -6,7 +6,8 @@
 # /etc/entropy-gate.conf, which keeps the seed in /etc/entropy-gate, and its
 # procd init script and /etc/config/entropy-gate, which a minimal
 # /etc/rc.common of our own runs (no procd: start/stop call the script's
-# start_service/stop_service, UCI is read by a small shell reader). Scenarios,
+# start_service/stop_service, UCI is read by a small shell reader, and a
+# /sbin/uci of our own answers the script's strict "uci export"). Scenarios,
 # one boot each:
 #   timeout        --timeout=200ms --on-timeout=fail on the cold pool exits 3
 #   cold           no seed: the gate finds the pool cold, returns after
@@ -134,6 +135,7 @@ install -m 0755 "$owrt/files/entropy-gate.init" "$pkg/etc/init.d/entropy-gate"
 install -m 0644 "$owrt/files/entropy-gate.conf" "$pkg/etc/entropy-gate.conf"
 install -D -m 0644 "$owrt/files/entropy-gate.config" "$pkg/etc/config/entropy-gate"
 install -m 0755 "$EG_VM_DIR/guest/rc.common" "$pkg/etc/rc.common"
+install -D -m 0755 "$EG_VM_DIR/guest/uci" "$pkg/sbin/uci"
 seed_dir=$(sed -n 's/^Directory=//p' "$owrt/files/entropy-gate.conf")
 [ "$seed_dir" = /etc/entropy-gate ] || vm_die "the package's entropy-gate.conf keeps the seed in '$seed_dir', the guest looks in /etc/entropy-gate"
 owrt_start=$(sed -n 's/^START=//p' "$owrt/files/entropy-gate.init")
