@@ -393,21 +393,45 @@ static bool mount_option_get(const char *options, const char *key, const char *v
         return false;
 }
 
-/* Whether the block device @dev is memory: a zram device, brd's /dev/ramN,
- * or a loop device whose backing file is in a tmpfs or ramfs. 1, 0 (a
- * disk, or no block device at all: btrfs' and ZFS' anonymous devices),
- * -errno when a loop device's backing file cannot be looked at, or there
- * is no sysfs to ask. A disk file
- * system made on one of them keeps nothing across a reboot either. */
-static int block_device_is_memory(dev_t dev) {
-        char path[96], link[PATH_MAX], backing[PATH_MAX];
-        const char *name;
-        struct statfs sfs;
-        struct stat st;
+/* The device number in the sysfs file @path ("MAJ:MIN"). */
+static int sysfs_read_devnum(const char *path, dev_t *ret) {
+        char buf[32];
+        unsigned maj, min;
         size_t n;
-        ssize_t k;
         int r;
 
+        r = read_virtual_file_into(path, sizeof(buf) - 1, buf, &n);
+        if (r < 0)
+                return r;
+        if (sscanf(buf, "%u:%u", &maj, &min) != 2)
+                return -EBADMSG;
+        *ret = makedev(maj, min);
+        return 0;
+}
+
+/* Whether the block device @dev keeps nothing across a reboot: zram, brd's
+ * /dev/ramN, or something made of them or of a tmpfs: a loop device whose
+ * backing file is in a tmpfs or ramfs or on such a device, a partition of
+ * one, a device-mapper or md device with one under it. 1, 0 (a disk, or no
+ * block device at all: btrfs' and ZFS' anonymous devices), -errno when it
+ * cannot be told: no sysfs to ask, a loop device's backing file that cannot
+ * be looked at or is on a file system not known to be a disk, devices
+ * stacked deeper than @depth. A disk file system made on one of these
+ * forgets as a tmpfs does. */
+static int block_device_is_memory(dev_t dev, unsigned depth) {
+        char path[96], link[PATH_MAX], backing[PATH_MAX];
+        const char *name;
+        DIR *d;
+        struct dirent *de;
+        struct statfs sfs;
+        struct stat st;
+        dev_t under;
+        size_t n;
+        ssize_t k;
+        int r, result = 0;
+
+        if (depth == 0)
+                return -ELOOP;
         snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
         k = readlink(path, link, sizeof(link) - 1);
         if (k < 0) {
@@ -422,22 +446,59 @@ static int block_device_is_memory(dev_t dev) {
         name = name ? name + 1 : link;
         if (strncmp(name, "zram", 4) == 0 || (strncmp(name, "ram", 3) == 0 && name[3] >= '0' && name[3] <= '9'))
                 return 1;
-        if (strncmp(name, "loop", 4) != 0)
-                return 0;
-        /* The kernel's own name of the backing file, as this process sees it. */
-        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file", major(dev), minor(dev));
-        r = read_virtual_file_into(path, sizeof(backing) - 2, backing, &n);
-        if (r < 0)
-                return r;
-        backing[strcspn(backing, "\n")] = 0;
-        if (stat(backing, &st) < 0)
-                return negative_errno();
-        /* A partition (OpenWrt's rootfs_data on x86): a disk. */
-        if (!S_ISREG(st.st_mode))
-                return 0;
-        if (statfs(backing, &sfs) < 0)
-                return negative_errno();
-        return (uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC;
+
+        /* A partition is what the device it is part of is. */
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
+        if (access(path, F_OK) >= 0) {
+                snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev", major(dev), minor(dev));
+                r = sysfs_read_devnum(path, &under);
+                return r < 0 ? r : block_device_is_memory(under, depth - 1);
+        }
+
+        if (strncmp(name, "loop", 4) == 0) {
+                /* The kernel's own name of the backing file, as this
+                 * process sees it. */
+                snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file", major(dev), minor(dev));
+                r = read_virtual_file_into(path, sizeof(backing) - 2, backing, &n);
+                if (r < 0)
+                        return r;
+                backing[strcspn(backing, "\n")] = 0;
+                if (stat(backing, &st) < 0)
+                        return negative_errno();
+                /* A partition (OpenWrt's rootfs_data on x86) or other
+                 * block device: whatever that is. */
+                if (S_ISBLK(st.st_mode))
+                        return block_device_is_memory(st.st_rdev, depth - 1);
+                if (!S_ISREG(st.st_mode))
+                        return -EOPNOTSUPP;
+                if (statfs(backing, &sfs) < 0)
+                        return negative_errno();
+                if ((uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC)
+                        return 1;
+                if (!fs_magic_is_disk((uint32_t) sfs.f_type))
+                        return -EOPNOTSUPP;
+                return block_device_is_memory(st.st_dev, depth - 1);
+        }
+
+        /* Device-mapper and md: memory when any device under it is. */
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/slaves", major(dev), minor(dev));
+        d = opendir(path);
+        if (!d)
+                return errno == ENOENT ? 0 : negative_errno();
+        while (result <= 0 && (de = readdir(d))) {
+                char dev_path[sizeof(path) + NAME_MAX + 8];
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(dev_path, sizeof(dev_path), "%s/%s/dev", path, de->d_name);
+                r = sysfs_read_devnum(dev_path, &under);
+                if (r >= 0)
+                        r = block_device_is_memory(under, depth - 1);
+                if (r != 0)
+                        result = r;
+        }
+        closedir(d);
+        return result;
 }
 
 int fd_overlay_upper_is_volatile(int fd) {
@@ -519,7 +580,7 @@ int fd_overlay_upper_is_volatile(int fd) {
          * overlays, an ext4 on a loop file in /tmp) forgets as a tmpfs does. */
         if (fstat(upper_fd, &upper_st) < 0)
                 return negative_errno();
-        return block_device_is_memory(upper_st.st_dev);
+        return block_device_is_memory(upper_st.st_dev, 8);
 }
 
 int fd_mount_is_idmapped(int fd) {

@@ -584,7 +584,9 @@ def overlay_upper_layer_on_a_disk_made_of_memory_is_volatile(e):
     # device is memory: a loop device whose file is in a tmpfs (or zram,
     # brd's /dev/ramN). An overlay whose upper layer is there forgets the
     # replacement at the next boot as a tmpfs does (zram-config's
-    # overlays); the same ext4 on a loop file on a disk keeps it.
+    # overlays); so is one whose file is on such a disk in turn (an ext4
+    # on a loop file in a tmpfs, holding the upper layer's loop file). The
+    # same ext4 on a loop file on a disk keeps it.
     if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
         print("SKIP: overlay_upper_layer_on_a_disk_made_of_memory_is_volatile needs losetup and mkfs.ext4")
         return
@@ -592,11 +594,18 @@ def overlay_upper_layer_on_a_disk_made_of_memory_is_volatile(e):
     lower = os.path.join(e.top, "lower")
     os.rename(os.path.join(e.root, "var/lib"), lower)
     os.makedirs(os.path.join(e.root, "var/lib"))
-    for where in ("tmpfs", "disk"):
+    for where in ("tmpfs", "nested", "disk"):
         img_dir = os.path.join(e.top, "img-" + where)
         os.makedirs(img_dir)
-        rc, out = in_namespace((f"mount -t tmpfs tmpfs '{img_dir}'; " if where == "tmpfs" else "")
-                               + f"truncate -s 16M '{img_dir}/ext4'; mkfs.ext4 -q '{img_dir}/ext4'; "
+        setup = ""
+        if where != "disk":
+            setup = f"mount -t tmpfs tmpfs '{img_dir}'; "
+        if where == "nested":
+            setup += (f"truncate -s 40M '{img_dir}/outer'; mkfs.ext4 -q '{img_dir}/outer'; "
+                      f"d=$(losetup -f --show '{img_dir}/outer'); mkdir '{img_dir}/o'; mount \"$d\" '{img_dir}/o'; "
+                      f"losetup -d \"$d\"; ")
+            img_dir += "/o"
+        rc, out = in_namespace(setup + f"truncate -s 16M '{img_dir}/ext4'; mkfs.ext4 -q '{img_dir}/ext4'; "
                                f"dev=$(losetup -f --show '{img_dir}/ext4'); mkdir -p '{e.top}/up-{where}'; "
                                f"mount \"$dev\" '{e.top}/up-{where}'; losetup -d \"$dev\"; "
                                f"mkdir '{e.top}/up-{where}/u' '{e.top}/up-{where}/w'; "
@@ -607,9 +616,9 @@ def overlay_upper_layer_on_a_disk_made_of_memory_is_volatile(e):
             print(f"SKIP: overlay_upper_layer_on_a_disk_made_of_memory_is_volatile: no loop device here: {out}")
             return
         check(rc == 0, f"load on an overlay over an ext4 on a loop file on a {where} exited {rc}", out)
-        if where == "tmpfs":
+        if where != "disk":
             check(good not in e.credited() and good in e.mixed(), "a seed on an overlay whose upper layer is an "
-                  "ext4 on a loop file in a tmpfs was credited", out)
+                  f"ext4 on a loop file in a tmpfs ({where}) was credited", out)
             check("upper layer is a tmpfs" in out, "message", out)
         else:
             check(good in e.credited(), "an overlay whose upper layer is an ext4 on a loop file on a disk "
