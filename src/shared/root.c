@@ -501,56 +501,69 @@ static int block_device_is_memory(dev_t dev, unsigned depth) {
         return result;
 }
 
-int fd_overlay_upper_is_volatile(int fd) {
-        _cleanup_free_ char *line = NULL, *upper = NULL;
-        _cleanup_close_ int upper_fd = -EBADF;
-        struct statfs sfs, upper_sfs;
-        struct stat upper_st;
+/* The line of /proc/self/mountinfo that describes the mount @fd is on, in
+ * *@ret_line (the caller frees it), with its type and, unless @ret_options
+ * is NULL, the mount's own options pointing into it. -ENOENT when no line
+ * has its mount ID. */
+static int fd_mountinfo_line(int fd, char **ret_line, char **ret_fstype, char **ret_options) {
+        _cleanup_free_ char *line = NULL;
         size_t allocated = 0;
         uint64_t mnt_id;
-        bool found = false, is_volatile = false;
         FILE *f;
         int r;
 
-        if (fstatfs(fd, &sfs) < 0)
-                return negative_errno();
-        if ((uint32_t) sfs.f_type != OVERLAYFS_SUPER_MAGIC)
-                return 0;
         r = fd_mount_id(fd, &mnt_id);
         if (r < 0)
                 return r;
         r = mountinfo_open(&f);
         if (r < 0)
                 return r;
-        while (!found && getline(&line, &allocated, f) > 0) {
+        r = -ENOENT;
+        while (getline(&line, &allocated, f) > 0) {
                 uint64_t id;
                 dev_t dev;
-                char *where, *fstype, *super;
+                char *where;
 
-                if (mountinfo_parse(line, &id, &dev, &where, &fstype, NULL) < 0 || id != mnt_id)
+                if (mountinfo_parse(line, &id, &dev, &where, ret_fstype, ret_options) < 0 || id != mnt_id)
                         continue;
-                /* After the type: the source, then the super block's options. */
-                super = strchr(fstype + strlen(fstype) + 1, ' ');
-                found = true;
-                if (!super)
-                        break;
-                /* fsync() is a no-op on a volatile overlay ("fsync=volatile"
-                 * since Linux 6.5): nothing written there is durable, on a
-                 * disk or not, and after a crash the upper layer must be
-                 * thrown away. */
-                is_volatile = mount_option_get(super + 1, "volatile", NULL, NULL) ||
-                        mount_option_get(super + 1, "fsync", "volatile", NULL);
-                if (!mount_option_get(super + 1, "upperdir", NULL, &upper))
-                        /* Lower layers only: read-only, nothing replaced. */
-                        upper = NULL;
-                else if (!upper)
-                        r = -ENOMEM;
+                *ret_line = TAKE_PTR(line);
+                r = 0;
+                break;
         }
         fclose(f);
+        return r;
+}
+
+int fd_overlay_upper_is_volatile(int fd) {
+        _cleanup_free_ char *line = NULL, *upper = NULL;
+        _cleanup_close_ int upper_fd = -EBADF;
+        struct statfs sfs, upper_sfs;
+        struct stat upper_st;
+        char *fstype, *super;
+        bool is_volatile;
+        int r;
+
+        if (fstatfs(fd, &sfs) < 0)
+                return negative_errno();
+        if ((uint32_t) sfs.f_type != OVERLAYFS_SUPER_MAGIC)
+                return 0;
+        r = fd_mountinfo_line(fd, &line, &fstype, NULL);
         if (r < 0)
                 return r;
-        if (!found)
-                return -ENOENT;
+        /* After the type: the source, then the super block's options. */
+        super = strchr(fstype + strlen(fstype) + 1, ' ');
+        if (!super)
+                return 0;
+        /* fsync() is a no-op on a volatile overlay ("fsync=volatile" since
+         * Linux 6.5): nothing written there is durable, on a disk or not,
+         * and after a crash the upper layer must be thrown away. */
+        is_volatile = mount_option_get(super + 1, "volatile", NULL, NULL) ||
+                mount_option_get(super + 1, "fsync", "volatile", NULL);
+        if (!mount_option_get(super + 1, "upperdir", NULL, &upper))
+                /* Lower layers only: read-only, nothing replaced. */
+                upper = NULL;
+        else if (!upper)
+                return -ENOMEM;
         if (is_volatile)
                 return 1;
         if (!upper)
@@ -585,29 +598,13 @@ int fd_overlay_upper_is_volatile(int fd) {
 
 int fd_mount_is_idmapped(int fd) {
         _cleanup_free_ char *line = NULL;
-        size_t allocated = 0;
-        uint64_t mnt_id;
-        FILE *f;
+        char *fstype, *options;
         int r;
 
-        r = fd_mount_id(fd, &mnt_id);
+        r = fd_mountinfo_line(fd, &line, &fstype, &options);
         if (r < 0)
                 return r;
-        r = mountinfo_open(&f);
-        if (r < 0)
-                return r;
-        r = -ENOENT;
-        while (r == -ENOENT && getline(&line, &allocated, f) > 0) {
-                uint64_t id;
-                dev_t dev;
-                char *where, *fstype, *options;
-
-                if (mountinfo_parse(line, &id, &dev, &where, &fstype, &options) < 0 || id != mnt_id)
-                        continue;
-                r = mount_option_get(options, "idmapped", NULL, NULL);
-        }
-        fclose(f);
-        return r;
+        return mount_option_get(options, "idmapped", NULL, NULL);
 }
 
 /* The path of the directory @fd, as this process sees it. -ESTALE when the
