@@ -247,7 +247,7 @@ typedef struct Load {
         const SeedOptions *o;
         int dfd;                     /* the locked seed directory, or -errno */
         FileStat dir_stat;
-        bool dir_volatile;           /* on an overlay over a tmpfs: forgets all it is told at reboot */
+        bool dir_volatile;           /* an overlay over a tmpfs, the initramfs: forgets all at reboot */
         bool dir_idmapped;           /* on an idmapped mount: the owners it shows are not the disk's */
         char dir_id[LEDGER_ID_MAX];
         int ledger_fd;               /* the locked runtime directory, or -errno */
@@ -639,9 +639,9 @@ static void plan_credential(Load *l, bool dir_usable) {
                 if (l->o->credit_credential_without_memory)
                         c->credit = true;
                 else
-                        snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it, an overlay "
-                                 "over a tmpfs (or one that cannot be told apart from it), forgets at the next boot "
-                                 "(CreditCredentialWithoutMemory= is off)");
+                        snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it (an overlay "
+                                 "over a tmpfs, the initramfs, or one that cannot be told apart from them) forgets "
+                                 "at the next boot (CreditCredentialWithoutMemory= is off)");
                 return;
         }
         if (l->dir_idmapped) {
@@ -764,6 +764,20 @@ int seed_load(const SeedOptions *o) {
                         else
                                 forbid(l.no_seed_credit, "cannot tell whether the seed directory, an overlay, keeps "
                                        "the replacement across a reboot: %s", strerror(-r));
+                }
+                /* The initramfs the kernel unpacked (an OpenWrt initramfs
+                 * image, a netboot root) brings the image's seed back at
+                 * every boot and keeps no replacement: the same bytes would
+                 * be credited each time. */
+                r = fd_is_on_initramfs_root(l.dfd);
+                if (r != 0) {
+                        l.dir_volatile = true;
+                        if (r > 0)
+                                forbid(l.no_seed_credit, "the seed directory is on the initramfs the kernel unpacked "
+                                       "at boot: its seed came with the boot image and is back at every boot");
+                        else
+                                forbid(l.no_seed_credit, "cannot tell whether the seed directory, on a tmpfs, is the "
+                                       "initramfs the kernel unpacked at boot: %s", strerror(-r));
                 }
                 /* Rule 6 asks who owns the seed on its file system: through
                  * an idmapped mount, a user's files show as root's, and that

@@ -596,6 +596,24 @@ int fd_overlay_upper_is_volatile(int fd) {
         return block_device_is_memory(upper_st.st_dev, 8);
 }
 
+int fd_is_on_initramfs_root(int fd) {
+        _cleanup_free_ char *line = NULL;
+        struct statfs sfs;
+        char *fstype;
+        int r;
+
+        if (fstatfs(fd, &sfs) < 0)
+                return negative_errno();
+        if ((uint32_t) sfs.f_type != TMPFS_MAGIC && (uint32_t) sfs.f_type != RAMFS_MAGIC)
+                return 0;
+        r = fd_mountinfo_line(fd, &line, &fstype, NULL);
+        if (r < 0)
+                return r;
+        /* The kernel names the mount it unpacks the initramfs into "rootfs",
+         * whether a tmpfs or a ramfs holds it; no one else can mount one. */
+        return streq(fstype, "rootfs");
+}
+
 int fd_mount_is_idmapped(int fd) {
         _cleanup_free_ char *line = NULL;
         char *fstype, *options;

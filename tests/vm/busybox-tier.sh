@@ -13,18 +13,20 @@
 #   cold           no seed: the gate finds the pool cold, returns after
 #                  "crng init done", exit 0; then saves a seed with the pool
 #                  ready
-#   seed           that seed, bound to this machine-id, credited by
-#                  "entropy-seed load": the gate finds the pool ready, waits
-#                  < 0.1 s
-#   readyfd        --ready-fd readiness reaches a supervisor script
+#   seed           that seed, bound to this machine-id, on a disk of its own,
+#                  credited by "entropy-seed load": the gate finds the pool
+#                  ready, waits < 0.1 s
+#   readyfd        --ready-fd readiness reaches a supervisor script; the
+#                  same seed baked into the initramfs, as a boot image would
+#                  carry it, is loaded first and not credited
 #   openwrt-first  a fresh device (no seed, no machine-id) boots through the
 #                  init script, in OpenWrt's layout (no /run; /var a link to
 #                  the /tmp tmpfs): its boot() links /run to /var/run,
 #                  returns with the pool initialized
 #                  and makes /etc/machine-id; its stop() at shutdown saves
 #                  the seed
-#   openwrt-next   that seed and machine-id: boot() credits the seed before
-#                  the gate runs
+#   openwrt-next   that seed (on a disk, as on flash) and machine-id: boot()
+#                  credits the seed before the gate runs
 #   openwrt-timeout a fresh device whose /etc/config/entropy-gate says
 #                  200ms: boot() returns 3 (on_timeout=fail), the next boot
 #                  script (the network's place) still runs, and the kernel
@@ -59,7 +61,7 @@ while [ $# -gt 0 ]; do
 done
 work=${work:-$build_dir/vm-busybox$( [ "$musl" = 1 ] && echo -musl)}
 
-vm_setup qemu kernel busybox cpio kmod build
+vm_setup qemu kernel busybox cpio kmod e2fs build
 tier_start=$(date +%s)
 
 # The OpenWrt package: its Makefile and files.
@@ -146,12 +148,16 @@ vm_guest_tools "$work/guest-tools"
 machine_id=$(vm_new_machine_id)
 vm_log "kernel $(cat "$kdir/version"), guest machine-id $machine_id"
 
-# boot NAME [SEED_FILE [MACHINE_ID]]: the base cpio plus an overlay with
-# /init, the package's files, the probe, /etc/machine-id (this tier's, or
-# MACHINE_ID; none for "none") and optionally a seed; sets $log.
+# boot NAME [SEED_FILE [MACHINE_ID [WHERE]]]: the base cpio plus an overlay
+# with /init, the package's files, the probe, /etc/machine-id (this tier's,
+# or MACHINE_ID; none for "none") and optionally a seed; sets $log. The seed
+# is on a disk of its own by default (WHERE "disk": an ext4 the guest mounts
+# on the seed directory, as a router's flash holds it), or in the initramfs
+# (WHERE "initramfs": baked into the boot image, which load must not credit).
 boot() {
-    local name=$1 seed=${2:-} mid=${3:-$machine_id} ov=$work/boot/$1-overlay
-    rm -rf "$ov"
+    local name=$1 seed=${2:-} mid=${3:-$machine_id} where=${4:-disk} ov=$work/boot/$1-overlay
+    local disk=()
+    rm -rf "$ov" "$work/boot/$name-disk" "$work/boot/$name-disk.img"
     mkdir -p "$ov/usr/libexec"
     cp -a "$pkg/." "$ov/"
     install -m 0755 "$EG_VM_DIR/guest/busybox-init.sh" "$ov/init"
@@ -160,16 +166,30 @@ boot() {
         echo "$mid" >"$ov/etc/machine-id"
         chmod 0444 "$ov/etc/machine-id"
     fi
-    if [ -n "$seed" ]; then
+    if [ -n "$seed" ] && [ "$where" = initramfs ]; then
         install -d -m 0700 "$ov$seed_dir"
         install -m 0600 "$seed" "$ov$seed_dir/seed"
+    elif [ -n "$seed" ]; then
+        # The disk's own root is the seed directory: root's, mode 0700,
+        # holding the seed alone. The guest loads virtio and ext4 from the
+        # kernel's modules and mounts it before anything runs.
+        install -d -m 0700 "$work/boot/$name-disk"
+        install -m 0600 "$seed" "$work/boot/$name-disk/seed"
+        mke2fs -q -t ext4 -E root_owner=0:0 -d "$work/boot/$name-disk" "$work/boot/$name-disk.img" 8M &&
+            debugfs -w -R 'sif / mode 040700' "$work/boot/$name-disk.img" >/dev/null 2>&1 &&
+            debugfs -w -R 'rmdir lost+found' "$work/boot/$name-disk.img" >/dev/null 2>&1 ||
+            vm_die "could not make the seed disk of boot '$name'"
+        mkdir -p "$ov/lib/modules"
+        cp "$kdir/modules/"*.ko "$ov/lib/modules/"
+        cp "$kdir/modules.order" "$ov/lib/modules/order"
+        disk=(-drive "file=$work/boot/$name-disk.img,if=virtio,format=raw")
     fi
     vm_cpio "$ov" "$work/boot/$name-overlay.cpio"
     cat "$base" "$work/boot/$name-overlay.cpio" >"$work/boot/$name.cpio"
     log=$work/boot/$name.log
     vm_log "boot '$name'"
     local ok=true
-    EG_VM_MEM=256 vm_boot "$log" 120 "$kdir/vmlinuz" "$work/boot/$name.cpio" "eg.scenario=$name" || ok=false
+    EG_VM_MEM=256 vm_boot "$log" 120 "$kdir/vmlinuz" "$work/boot/$name.cpio" "eg.scenario=$name" "${disk[@]}" || ok=false
     vm_check "$name.boot" "boot '$name' completed" $ok
     ok=true
     [ "$(vm_get "$log" done)" = yes ] || ok=false
@@ -249,6 +269,8 @@ vm_check cold.seed-intact "cold: seed transfer is intact" test "$saved_sha" = "$
 # ---- (b) seed: credited before the gate runs
 boot seed "$work/boot/saved-seed"
 check_cold_start seed
+vm_check seed.on-disk "seed: the seed directory is a disk of its own ($(vm_get "$log" seed_disk))" \
+    test "$(vm_get "$log" seed_disk)" = mounted
 vm_check seed.found "seed: the guest found the saved seed" test "$(vm_get "$log" seed_sha_before)" = "$saved_sha"
 vm_check seed.load-exit-0 "seed: entropy-seed load exits 0" test "$(vm_get "$log" load_rc)" = 0
 vm_check seed.credited "seed: load credited the seed (ACTION=$(vm_get "$log" seed.ACTION), REASON=$(vm_get "$log" seed.REASON))" \
@@ -268,9 +290,21 @@ vm_check seed.waited-under-100ms "seed: gate waited under 0.1 s (${seed_wait:-?}
 after=$(vm_get "$log" seed_sha_after)
 vm_check seed.replaced "seed: the seed on disk was replaced by a new one" test -n "$after" -a "$after" != "$saved_sha"
 
+# not_credited_because WORD: this boot's load credited nothing, and its
+# reason names WORD.
+not_credited_because() {
+    test "$(vm_get "$log" seed.ACTION)" = not-credited && vm_get "$log" seed.REASON | grep -q "$1"
+}
+
 # ---- (c) readyfd: readiness reaches a supervisor
-boot readyfd
+boot readyfd "$work/boot/saved-seed" "$machine_id" initramfs
 check_cold_start readyfd
+vm_check readyfd.image-seed-found "readyfd: the cold boot's seed was in the initramfs" \
+    test "$(vm_get "$log" seed_sha_before)" = "$saved_sha"
+vm_check readyfd.image-seed-not-credited "readyfd: load credited nothing from the initramfs (ACTION=$(vm_get "$log" seed.ACTION), REASON=$(vm_get "$log" seed.REASON))" \
+    not_credited_because initramfs
+vm_check readyfd.cold-after-image-load "readyfd: the pool was still not initialized after that load (probe 'load-post': $(probe load-post))" \
+    probe_is load-post no
 vm_check readyfd.exit-0 "readyfd: gate exits 0" test "$(vm_get "$log" gate_rc)" = 0
 vm_check readyfd.one-newline "readyfd: supervisor read exactly one newline, then EOF" \
     test "$(vm_get "$log" ready_lines)" = 1 -a "$(vm_get "$log" ready_newline)" = yes

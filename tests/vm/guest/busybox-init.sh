@@ -50,6 +50,18 @@ runstate() {   # runstate NAME: report every KEY=VALUE of /run/entropy-gate/NAME
 # which every boot of this tier carries, says Directory=).
 seed_dir=/etc/entropy-gate
 seed_sha() { sha256sum "$seed_dir/seed" 2>/dev/null | cut -d' ' -f1; }
+# A boot that carries a seed on a disk (the host put the kernel's virtio and
+# ext4 modules in this initramfs then): the disk is the seed directory, as
+# flash is on a router. A seed in the initramfs itself is the image's.
+if [ -f /lib/modules/order ]; then
+    while read -r ko; do
+        insmod "/lib/modules/$ko" 2>/dev/null   # crc32c-intel fails on qemu64: fine
+    done </lib/modules/order
+    i=0
+    while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    mkdir -p "$seed_dir"
+    if mount -t ext4 /dev/vda "$seed_dir"; then say seed_disk mounted; else say seed_disk failed; fi
+fi
 
 mark "init started, scenario $scenario"
 say scenario "$scenario"
@@ -104,7 +116,15 @@ seed)
     ;;
 readyfd)
     # (c) A supervisor that is not systemd learns readiness from --ready-fd
-    # (the s6/dinit convention): one newline, then the fd is closed.
+    # (the s6/dinit convention): one newline, then the fd is closed. This
+    # boot's initramfs carries the cold boot's seed, as a boot image would:
+    # load must credit none of it, so the gate still finds the pool cold.
+    say seed_sha_before "$(seed_sha)"
+    entropy-seed load 2>/run/load.err
+    say load_rc $?
+    $probe load-post
+    dump load /run/load.err
+    runstate seed
     mkfifo /run/ready
     entropy-gate --ready-fd=3 3>/run/ready 2>/run/gate.err &
     pid=$!
