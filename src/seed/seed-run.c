@@ -776,8 +776,8 @@ int seed_load(const SeedOptions *o) {
                                 forbid(l.no_seed_credit, "the seed directory is on the initramfs the kernel unpacked "
                                        "at boot: its seed came with the boot image and is back at every boot");
                         else
-                                forbid(l.no_seed_credit, "cannot tell whether the seed directory, on a tmpfs, is the "
-                                       "initramfs the kernel unpacked at boot: %s", strerror(-r));
+                                forbid(l.no_seed_credit, "cannot tell whether the seed directory is on the initramfs "
+                                       "the kernel unpacked at boot: %s", strerror(-r));
                 }
                 /* Rule 6 asks who owns the seed on its file system: through
                  * an idmapped mount, a user's files show as root's, and that

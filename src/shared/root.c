@@ -598,14 +598,9 @@ int fd_overlay_upper_is_volatile(int fd) {
 
 int fd_is_on_initramfs_root(int fd) {
         _cleanup_free_ char *line = NULL;
-        struct statfs sfs;
         char *fstype;
         int r;
 
-        if (fstatfs(fd, &sfs) < 0)
-                return negative_errno();
-        if ((uint32_t) sfs.f_type != TMPFS_MAGIC && (uint32_t) sfs.f_type != RAMFS_MAGIC)
-                return 0;
         r = fd_mountinfo_line(fd, &line, &fstype, NULL);
         if (r < 0)
                 return r;

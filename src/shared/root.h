@@ -155,8 +155,8 @@ int fd_overlay_upper_is_volatile(int fd);
 /* Whether @fd is on the initramfs the kernel unpacked at boot (a tmpfs or
  * ramfs that /proc/self/mountinfo calls "rootfs"): what is there came with
  * the boot image, the same at every boot, and nothing written there is kept.
- * 1, 0 (not a tmpfs or ramfs, or another one), -errno when it cannot be told
- * (no /proc, the mount not in mountinfo). */
+ * 1, 0, -errno when it cannot be told (no /proc, the mount not in
+ * mountinfo). */
 int fd_is_on_initramfs_root(int fd);
 
 /* Whether @fd is reached through an idmapped mount (Linux 5.12+): the
