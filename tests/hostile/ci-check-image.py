@@ -157,6 +157,32 @@ with tempfile.TemporaryDirectory() as tmp:
         F.check(got == [long_dir + "/credentials", long_dir + "/seed"], f"long paths alike: {got}")
         paths = [f["path"] for f in doc["findings"]]
         F.check(len(paths) == len(set(paths)), f"a path reported twice: {paths}")
+    # A Directory= as long as a path may be: the JSON names each file by its
+    # whole path, never one cut short ("credentials" as "cred").
+    max_parts = ["srv"] + ["m" * 250] * 16 + ["n" * 69]
+    max_dir = "/" + "/".join(max_parts)
+    fresh(files)
+    T.put(img, conf_rel, f"[Seed]\nDirectory={max_dir}\n")
+    fd = os.open(img, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in max_parts:
+            os.mkdir(part, dir_fd=fd)
+            nfd = os.open(part, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+        for name in ("seed", "credentials"):
+            os.close(os.open(name, os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd))
+    finally:
+        os.close(fd)
+    doc = attempt("a Directory= of PATH_MAX", img, host, [])
+    if doc:
+        got = sorted(f["path"] for f in doc["findings"] if f["path"].startswith(max_dir))
+        F.check(got == [max_dir + "/credentials", max_dir + "/seed"],
+                f"a Directory= of PATH_MAX: {[p[len(max_dir):] for p in got]}")
+        got = sorted(c for c in doc["checked"] if c.startswith(max_dir))
+        F.check(got == [max_dir + "/credentials", max_dir + "/seed"],
+                f"a Directory= of PATH_MAX, checked: {[p[len(max_dir):] for p in got]}")
+    shutil.rmtree(img)
     # One symlink on the way to several paths: one finding.
     fresh(files)
     T.replace_with_link(img, "boot", "/nowhere")
