@@ -716,20 +716,29 @@ static int look(const Tree *t, const ImageCheck *c, FindingList *l) {
 
 typedef struct WhereIndex {
         const char *where;
+        bool found;
         size_t index;
 } WhereIndex;
 
+/* By path; at one path, a file found there before whatever a walk to
+ * another check's file met there, then in the order of the checks. */
 static int compare_where(const void *a, const void *b) {
         const WhereIndex *x = a, *y = b;
         int k = strcmp(x->where, y->where);
 
-        return k != 0 ? k : x->index < y->index ? -1 : x->index > y->index;
+        if (k != 0)
+                return k;
+        if (x->found != y->found)
+                return x->found ? -1 : 1;
+        return x->index < y->index ? -1 : x->index > y->index;
 }
 
 /* Each offending path once, with the first check that met it: a symlink
  * or mount point on the way to several paths, whatever their details
- * say. Sorted, never compared pairwise: a million findings cost a million
- * times a logarithm. */
+ * say. A file that is a finding of its own (found, with what --fix does
+ * to it) is kept over a walk it stopped: a Directory= that names the
+ * image's machine ID must not hide it. Sorted, never compared pairwise: a
+ * million findings cost a million times a logarithm. */
 static int dedupe(FindingList *l) {
         _cleanup_free_ WhereIndex *w = NULL;
         _cleanup_free_ bool *drop = NULL;
@@ -742,7 +751,7 @@ static int dedupe(FindingList *l) {
         if (!w || !drop)
                 return -ENOMEM;
         for (size_t i = 0; i < l->n; i++)
-                w[i] = (WhereIndex) { l->f[i].where, i };
+                w[i] = (WhereIndex) { l->f[i].where, l->f[i].state == IMAGE_FOUND, i };
         qsort(w, l->n, sizeof(WhereIndex), compare_where);
         for (size_t i = 1; i < l->n; i++)
                 if (streq(w[i].where, w[i - 1].where))

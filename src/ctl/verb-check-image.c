@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* entropyctl check-image [--root=]ROOT [--fix [--force]] [--machine-id=uninitialized|empty] [--cross-mounts] */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -123,6 +124,18 @@ static void print_human(const char *root, const Config *config, const char *seed
                 printf("%s: its configuration is broken: the check is not complete.\n", root);
 }
 
+/* A path in the JSON: a Directory= may be nearly PATH_MAX long, and the
+ * files in it longer still; one cut short would name another file
+ * ("credentials" as "cred"). Every path the checks build fits. */
+#define JSON_PATH_MAX (PATH_MAX + NAME_MAX + 3)
+
+/* "/PATH", with a "/" after a directory's: whole, or NULL (null). */
+static const char *json_path(const char *path, bool directory, char buf[static JSON_PATH_MAX]) {
+        int k = snprintf(buf, JSON_PATH_MAX, "/%s%s", path, directory ? "/" : "");
+
+        return k < 0 || k >= JSON_PATH_MAX ? NULL : buf;
+}
+
 static void print_json(const CtlArgs *a, const char *root, const Config *config, const char *seed_dir,
                        const ImageCheck *checks, size_t n_checks, const ImageFinding *f, size_t n, const FixResult *fr,
                        MachineIdReset reset) {
@@ -140,20 +153,18 @@ static void print_json(const CtlArgs *a, const char *root, const Config *config,
 
         json_array_begin(&j, "checked");
         for (size_t i = 0; i < n_checks; i++) {
-                char path[4096];
+                char path[JSON_PATH_MAX];
 
-                snprintf(path, sizeof(path), "/%s%s", checks[i].path, checks[i].directory ? "/" : "");
-                json_string(&j, NULL, path);
+                json_string(&j, NULL, json_path(checks[i].path, checks[i].directory, path));
         }
         json_array_end(&j);
 
         json_array_begin(&j, "findings");
         for (size_t i = 0; i < n; i++) {
-                char path[4096];
+                char path[JSON_PATH_MAX];
 
-                snprintf(path, sizeof(path), "/%s", f[i].path);
                 json_object_begin(&j, NULL);
-                json_string(&j, "path", path);
+                json_string(&j, "path", json_path(f[i].path, false, path));
                 json_string(&j, "kind", image_kind_to_string(f[i].check->kind));
                 json_string(&j, "what", f[i].check->what);
                 json_string(&j, "why", f[i].check->why);

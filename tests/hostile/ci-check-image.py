@@ -157,6 +157,63 @@ with tempfile.TemporaryDirectory() as tmp:
         F.check(got == [long_dir + "/credentials", long_dir + "/seed"], f"long paths alike: {got}")
         paths = [f["path"] for f in doc["findings"]]
         F.check(len(paths) == len(set(paths)), f"a path reported twice: {paths}")
+    # A Directory= as long as a path may be: the JSON names each file by its
+    # whole path, never one cut short ("credentials" as "cred").
+    max_parts = ["srv"] + ["m" * 250] * 16 + ["n" * 69]
+    max_dir = "/" + "/".join(max_parts)
+    fresh(files)
+    T.put(img, conf_rel, f"[Seed]\nDirectory={max_dir}\n")
+    fd = os.open(img, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in max_parts:
+            os.mkdir(part, dir_fd=fd)
+            nfd = os.open(part, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+        for name in ("seed", "credentials"):
+            os.close(os.open(name, os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd))
+    finally:
+        os.close(fd)
+    doc = attempt("a Directory= of PATH_MAX", img, host, [])
+    if doc:
+        got = sorted(f["path"] for f in doc["findings"] if f["path"].startswith(max_dir))
+        F.check(got == [max_dir + "/credentials", max_dir + "/seed"],
+                f"a Directory= of PATH_MAX: {[p[len(max_dir):] for p in got]}")
+        got = sorted(c for c in doc["checked"] if c.startswith(max_dir))
+        F.check(got == [max_dir + "/credentials", max_dir + "/seed"],
+                f"a Directory= of PATH_MAX, checked: {[p[len(max_dir):] for p in got]}")
+    shutil.rmtree(img)
+    # A Directory= naming a file another check looks at: the walk to the
+    # seed stops there ("not a directory", or a symlink), and that file is
+    # still reported as what it is and fixed; once per path must never
+    # hide it behind the walk it stopped.
+    for rel in [f for f in files if not f.startswith("var/lib/entropy-gate/") and
+                not f.endswith(("/seed.credit.x", "/other"))]:
+        for link in (False, True):
+            fresh(files)
+            T.put(img, conf_rel, f"[Seed]\nDirectory=/{rel}\n")
+            if link:
+                T.replace_with_link(img, rel, "/nowhere")
+            left = link and not rel.endswith("dbus/machine-id")
+            doc = attempt(f"Directory=/{rel}{' (a symlink)' if link else ''}", img, host, ["--fix"],
+                          want_rc=1 if left else 0)
+            if not doc:
+                continue
+            mine = [f for f in doc["findings"] if f["path"] == "/" + rel]
+            p = os.path.join(img, rel)
+            if left:
+                # A symlink there is left for a person, reported once.
+                F.check(os.path.islink(p), f"Directory=/{rel}: the symlink changed")
+                continue
+            F.check(len(mine) == 1 and mine[0]["fixed"],
+                    f"Directory=/{rel}{' (a symlink)' if link else ''}: /{rel} not reported and fixed: "
+                    f"{[(f['path'], f['detail'], f['fixed']) for f in doc['findings']]}")
+            if rel.endswith("dbus/machine-id"):
+                F.check(os.readlink(p) == "/etc/machine-id", f"Directory=/{rel}: not replaced by a symlink")
+            elif rel.endswith("etc/machine-id"):
+                F.check(open(p).read() == "uninitialized\n", f"Directory=/{rel}: not reset")
+            else:
+                F.check(not os.path.lexists(p), f"Directory=/{rel}: not removed")
     # One symlink on the way to several paths: one finding.
     fresh(files)
     T.replace_with_link(img, "boot", "/nowhere")
