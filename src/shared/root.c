@@ -6,10 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#if __has_include(<linux/loop.h>)
+#include <linux/loop.h>
+#endif
 #if __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
 #endif
@@ -409,24 +413,73 @@ static int sysfs_read_devnum(const char *path, dev_t *ret) {
         return 0;
 }
 
+/* The file the loop device @dev (sysfs' @name) is made of, opened O_PATH.
+ * sysfs names it as its setter did, in that mount namespace (in a tmpfs
+ * since detached: from that tmpfs' root), with any newline in it kept: the
+ * name may lead to another file now. The device and inode the kernel gives
+ * say whether it is the one. -ESTALE when it is not. */
+static int loop_backing_open(dev_t dev, const char *name) {
+#ifdef LOOP_GET_STATUS64
+        _cleanup_close_ int loop_fd = -EBADF, fd = -EBADF;
+        struct loop_info64 info;
+        char path[96], backing[PATH_MAX];
+        struct stat st;
+        size_t n;
+        int r;
+
+        /* O_NONBLOCK: whatever is there, a FIFO too, opens at once. */
+        snprintf(path, sizeof(path), "/dev/%s", name);
+        loop_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (loop_fd < 0)
+                return negative_errno();
+        if (fstat(loop_fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISBLK(st.st_mode) || st.st_rdev != dev)
+                return -ENODEV;
+        if (ioctl(loop_fd, LOOP_GET_STATUS64, &info) < 0)
+                return negative_errno();
+
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file", major(dev), minor(dev));
+        r = read_virtual_file_into(path, sizeof(backing) - 2, backing, &n);
+        if (r < 0)
+                return r;
+        /* One newline ends it; those before it are the name's. */
+        if (n == 0 || backing[n - 1] != '\n')
+                return -EBADMSG;
+        backing[n - 1] = 0;
+        fd = open(backing, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        /* lo_device is the kernel's encoding of a device number, as
+         * stat() hands it out. */
+        if (st.st_ino != info.lo_inode ||
+            st.st_dev != makedev((info.lo_device >> 8) & 0xfff, (info.lo_device & 0xff) | ((info.lo_device >> 12) & 0xfff00)))
+                return -ESTALE;
+        return TAKE_FD(fd);
+#else
+        return -EOPNOTSUPP;
+#endif
+}
+
 /* Whether the block device @dev keeps nothing across a reboot: zram, brd's
  * /dev/ramN, or something made of them or of a tmpfs: a loop device whose
  * backing file is in a tmpfs or ramfs or on such a device, a partition of
  * one, a device-mapper or md device with one under it. 1, 0 (a disk, or no
  * block device at all: btrfs' and ZFS' anonymous devices), -errno when it
  * cannot be told: no sysfs to ask, a loop device's backing file that cannot
- * be looked at or is on a file system not known to be a disk, devices
- * stacked deeper than @depth. A disk file system made on one of these
+ * be looked at, is not the file its name leads to now or is on a file
+ * system not known to be a disk, devices stacked deeper than @depth. A disk file system made on one of these
  * forgets as a tmpfs does. */
 static int block_device_is_memory(dev_t dev, unsigned depth) {
-        char path[96], link[PATH_MAX], backing[PATH_MAX];
+        char path[96], link[PATH_MAX];
         const char *name;
         DIR *d;
         struct dirent *de;
         struct statfs sfs;
         struct stat st;
         dev_t under;
-        size_t n;
         ssize_t k;
         int r, result = 0;
 
@@ -456,14 +509,11 @@ static int block_device_is_memory(dev_t dev, unsigned depth) {
         }
 
         if (strncmp(name, "loop", 4) == 0) {
-                /* The kernel's own name of the backing file, as this
-                 * process sees it. */
-                snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file", major(dev), minor(dev));
-                r = read_virtual_file_into(path, sizeof(backing) - 2, backing, &n);
-                if (r < 0)
-                        return r;
-                backing[strcspn(backing, "\n")] = 0;
-                if (stat(backing, &st) < 0)
+                _cleanup_close_ int backing_fd = loop_backing_open(dev, name);
+
+                if (backing_fd < 0)
+                        return backing_fd;
+                if (fstat(backing_fd, &st) < 0)
                         return negative_errno();
                 /* A partition (OpenWrt's rootfs_data on x86) or other
                  * block device: whatever that is. */
@@ -471,7 +521,7 @@ static int block_device_is_memory(dev_t dev, unsigned depth) {
                         return block_device_is_memory(st.st_rdev, depth - 1);
                 if (!S_ISREG(st.st_mode))
                         return -EOPNOTSUPP;
-                if (statfs(backing, &sfs) < 0)
+                if (fstatfs(backing_fd, &sfs) < 0)
                         return negative_errno();
                 if ((uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC)
                         return 1;

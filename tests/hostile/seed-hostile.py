@@ -626,6 +626,62 @@ def overlay_upper_layer_on_a_disk_made_of_memory_is_volatile(e):
         e.new_boot()
 
 
+def upper_layer_boot(e, lower, setup, where):
+    """A load on an overlay at ROOT/var/lib over @lower whose upper layer is
+    the directory @where, made by the shell @setup; None where loop devices
+    cannot be had."""
+    rc, out = in_namespace(setup + f"; mkdir '{where}/u' '{where}/w'; "
+                           f"mount -t overlay overlay -o lowerdir='{lower}',upperdir='{where}/u',"
+                           f"workdir='{where}/w' '{e.root}/var/lib'; "
+                           f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+    if rc == 32 or "losetup" in out or "mkfs" in out:
+        print(f"SKIP: no loop device or mkfs here: {out}")
+        return None
+    check(rc == 0, f"load exited {rc}", out)
+    return out
+
+
+@case
+def overlay_upper_layer_on_a_loop_file_named_elsewhere_is_not_kept(e):
+    # The kernel names a loop device's file as it was named, in the mount
+    # namespace of whoever set it up, with a newline left as it is: in a
+    # tmpfs since detached it is named from that tmpfs' root; in a directory
+    # whose name holds a newline, the name read to the first newline is
+    # another file. Where that other name is a file on a disk, it must not
+    # pass for the loop device's.
+    if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
+        print("SKIP: overlay_upper_layer_on_a_loop_file_named_elsewhere_is_not_kept needs losetup and mkfs.ext4")
+        return
+    good = e.make_seed()
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    decoy = os.path.join(e.top, "decoy")
+    with open(decoy, "wb") as f:
+        f.truncate(16 << 20)
+    t = os.path.join(e.top, "t")
+    setups = {
+        # In the detached tmpfs, the file is at the decoy's path.
+        "a tmpfs since detached": f"mkdir '{t}'; mount -t tmpfs tmpfs '{t}'; mkdir -p '{t}{e.top}'; "
+            f"truncate -s 16M '{t}{decoy}'; mkfs.ext4 -q '{t}{decoy}'; dev=$(losetup -f --show '{t}{decoy}'); "
+            f"mkdir '{e.top}/up'; mount \"$dev\" '{e.top}/up'; losetup -d \"$dev\"; umount -l '{t}'",
+        # The decoy, then a newline: a tmpfs.
+        "a newline in its name": f"mkdir '{decoy}\n'; mount -t tmpfs tmpfs '{decoy}\n'; "
+            f"truncate -s 16M '{decoy}\n/img'; mkfs.ext4 -q '{decoy}\n/img'; "
+            f"dev=$(losetup -f --show '{decoy}\n/img'); "
+            f"mkdir '{e.top}/up'; mount \"$dev\" '{e.top}/up'; losetup -d \"$dev\"",
+    }
+    for what, setup in setups.items():
+        out = upper_layer_boot(e, lower, setup, f"{e.top}/up")
+        if out is None:
+            return
+        check(good not in e.credited(), f"{what}: a seed on an overlay whose upper layer is on a loop file in a "
+              "tmpfs was credited, its file taken for another on a disk", out)
+        for p in (f"{e.top}/up", t, decoy + "\n"):
+            shutil.rmtree(p, ignore_errors=True)
+        e.new_boot()
+
+
 @case
 def openwrt_layout_credits_once_through_its_run_link(e):
     # OpenWrt has no /run: procd makes /tmp/run, /var is a link to tmp. With
