@@ -14,6 +14,9 @@
 #if __has_include(<linux/loop.h>)
 #include <linux/loop.h>
 #endif
+#if __has_include(<linux/btrfs.h>)
+#include <linux/btrfs.h>
+#endif
 #if __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
 #endif
@@ -344,6 +347,9 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
 #define OVERLAYFS_SUPER_MAGIC 0x794c7630U
 #define TMPFS_MAGIC 0x01021994U
 #define RAMFS_MAGIC 0x858458f6U
+#define BTRFS_SUPER_MAGIC 0x9123683eU
+#define JFFS2_SUPER_MAGIC 0x72b6U
+#define UBIFS_SUPER_MAGIC 0x24051905U
 
 /* File systems on a disk that an overlay's upper layer may be on: what is
  * written there is kept. An allow list: on anything else (FUSE, whose
@@ -413,6 +419,9 @@ static int sysfs_read_devnum(const char *path, dev_t *ret) {
         return 0;
 }
 
+static int sysfs_devices_are_memory(const char *path, unsigned depth);
+static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned depth);
+
 /* The file the loop device @dev (sysfs' @name) is made of, opened O_PATH.
  * sysfs names it as its setter did, in that mount namespace (in a tmpfs
  * since detached: from that tmpfs' root), with any newline in it kept: the
@@ -466,8 +475,8 @@ static int loop_backing_open(dev_t dev, const char *name) {
 /* Whether the block device @dev keeps nothing across a reboot: zram, brd's
  * /dev/ramN, or something made of them or of a tmpfs: a loop device whose
  * backing file is in a tmpfs or ramfs or on such a device, a partition of
- * one, a device-mapper or md device with one under it. 1, 0 (a disk, or no
- * block device at all: btrfs' and ZFS' anonymous devices), -errno when it
+ * one, a device-mapper or md device with one under it. 1, 0 (a disk, or a
+ * number sysfs does not know: jffs2's mtdblock one), -errno when it
  * cannot be told: no sysfs to ask, a loop device's backing file that cannot
  * be looked at, is not the file its name leads to now or is on a file
  * system not known to be a disk, devices stacked deeper than @depth. A disk file system made on one of these
@@ -475,21 +484,19 @@ static int loop_backing_open(dev_t dev, const char *name) {
 static int block_device_is_memory(dev_t dev, unsigned depth) {
         char path[96], link[PATH_MAX];
         const char *name;
-        DIR *d;
-        struct dirent *de;
         struct statfs sfs;
         struct stat st;
         dev_t under;
         ssize_t k;
-        int r, result = 0;
+        int r;
 
         if (depth == 0)
                 return -ELOOP;
         snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
         k = readlink(path, link, sizeof(link) - 1);
         if (k < 0) {
-                /* No such device (btrfs' anonymous ones) is no memory; no
-                 * sysfs to ask cannot tell. */
+                /* No such device (jffs2's on flash, without mtdblock) is
+                 * no memory; no sysfs to ask cannot tell. */
                 if (errno != ENOENT)
                         return negative_errno();
                 return access("/sys/dev/block", F_OK) < 0 ? negative_errno() : 0;
@@ -523,32 +530,84 @@ static int block_device_is_memory(dev_t dev, unsigned depth) {
                         return -EOPNOTSUPP;
                 if (fstatfs(backing_fd, &sfs) < 0)
                         return negative_errno();
-                if ((uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC)
-                        return 1;
-                if (!fs_magic_is_disk((uint32_t) sfs.f_type))
-                        return -EOPNOTSUPP;
-                return block_device_is_memory(st.st_dev, depth - 1);
+                return fs_is_memory(backing_fd, &st, (uint32_t) sfs.f_type, depth - 1);
         }
 
         /* Device-mapper and md: memory when any device under it is. */
         snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/slaves", major(dev), minor(dev));
+        return sysfs_devices_are_memory(path, depth - 1);
+}
+
+/* Whether any of the block devices listed in the sysfs directory @path (a
+ * device's slaves/, a btrfs' devices/) is memory, as block_device_is_memory()
+ * says; 0 when there is no such directory. */
+static int sysfs_devices_are_memory(const char *path, unsigned depth) {
+        DIR *d;
+        struct dirent *de;
+        dev_t under;
+        int r, result = 0;
+
         d = opendir(path);
         if (!d)
                 return errno == ENOENT ? 0 : negative_errno();
         while (result <= 0 && (de = readdir(d))) {
-                char dev_path[sizeof(path) + NAME_MAX + 8];
+                char dev_path[PATH_MAX];
 
                 if (de->d_name[0] == '.')
                         continue;
                 snprintf(dev_path, sizeof(dev_path), "%s/%s/dev", path, de->d_name);
                 r = sysfs_read_devnum(dev_path, &under);
                 if (r >= 0)
-                        r = block_device_is_memory(under, depth - 1);
+                        r = block_device_is_memory(under, depth);
                 if (r != 0)
                         result = r;
         }
         closedir(d);
         return result;
+}
+
+/* Whether the file system that @fd (O_PATH will do, @st its fstat()) is on,
+ * of type @magic, keeps nothing across a reboot: a tmpfs, or a disk file
+ * system made of memory. Most are on the block device of their device
+ * number. A btrfs' number is anonymous, the same for each of its
+ * devices: the kernel lists them under /sys/fs/btrfs/FSID. jffs2 and ubifs
+ * are on flash. Anything else with an anonymous number (ZFS) is on
+ * devices nobody can ask about. */
+static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned depth) {
+        if (magic == TMPFS_MAGIC || magic == RAMFS_MAGIC)
+                return 1;
+        if (!fs_magic_is_disk(magic))
+                return -EOPNOTSUPP;
+        if (major(st->st_dev) != 0)
+                return block_device_is_memory(st->st_dev, depth);
+        if (magic == JFFS2_SUPER_MAGIC || magic == UBIFS_SUPER_MAGIC)
+                return 0;
+        if (magic != BTRFS_SUPER_MAGIC)
+                return -EOPNOTSUPP;
+#ifdef BTRFS_IOC_FS_INFO
+        _cleanup_close_ int rfd = -EBADF;
+        struct btrfs_ioctl_fs_info_args info = {};
+        const uint8_t *u = info.fsid;
+        char path[96];
+
+        /* The ioctl() wants an fd opened for reading. */
+        rfd = S_ISDIR(st->st_mode) ? openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
+                fd_reopen_regular(fd, NULL);
+        if (rfd < 0)
+                return S_ISDIR(st->st_mode) ? negative_errno() : rfd;
+        if (ioctl(rfd, BTRFS_IOC_FS_INFO, &info) < 0)
+                return negative_errno();
+        if (info.num_devices == 0)
+                return -ENODEV;
+        snprintf(path, sizeof(path), "/sys/fs/btrfs/%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+                 "%02x%02x%02x%02x%02x%02x/devices", u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8],
+                 u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+        if (access(path, F_OK) < 0)
+                return negative_errno();
+        return sysfs_devices_are_memory(path, depth);
+#else
+        return -EOPNOTSUPP;
+#endif
 }
 
 /* The line of /proc/self/mountinfo that describes the mount @fd is on, in
@@ -635,15 +694,11 @@ int fd_overlay_upper_is_volatile(int fd) {
          * mount put over it) that is on another file system is not it. */
         if (upper_sfs.f_bsize != sfs.f_bsize || upper_sfs.f_blocks != sfs.f_blocks)
                 return -ESTALE;
-        if ((uint32_t) upper_sfs.f_type == TMPFS_MAGIC || (uint32_t) upper_sfs.f_type == RAMFS_MAGIC)
-                return 1;
-        if (!fs_magic_is_disk((uint32_t) upper_sfs.f_type))
-                return -EOPNOTSUPP;
         /* A disk file system on a disk made of memory (zram-config's
          * overlays, an ext4 on a loop file in /tmp) forgets as a tmpfs does. */
         if (fstat(upper_fd, &upper_st) < 0)
                 return negative_errno();
-        return block_device_is_memory(upper_st.st_dev, 8);
+        return fs_is_memory(upper_fd, &upper_st, (uint32_t) upper_sfs.f_type, 8);
 }
 
 int fd_mount_is_idmapped(int fd) {

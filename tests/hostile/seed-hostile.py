@@ -683,6 +683,45 @@ def overlay_upper_layer_on_a_loop_file_named_elsewhere_is_not_kept(e):
 
 
 @case
+def overlay_upper_layer_on_a_btrfs_made_of_memory_is_volatile(e):
+    # A btrfs is on no one block device: its device number is anonymous,
+    # found under no /sys/dev/block. Its devices are a loop file in a tmpfs
+    # here: it forgets as a tmpfs does, and so does an ext4 on a loop file
+    # in it.
+    if not shutil.which("losetup") or not shutil.which("mkfs.btrfs"):
+        print("SKIP: overlay_upper_layer_on_a_btrfs_made_of_memory_is_volatile needs losetup and mkfs.btrfs")
+        return
+    good = e.make_seed()
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    for where in ("tmpfs", "nested", "disk"):
+        img_dir = os.path.join(e.top, "img-" + where)
+        os.makedirs(img_dir)
+        up = os.path.join(e.top, "up-" + where)
+        setup = (f"mount -t tmpfs tmpfs '{img_dir}'; " if where != "disk" else "") + \
+            (f"truncate -s 160M '{img_dir}/btrfs'; mkfs.btrfs -q '{img_dir}/btrfs' >/dev/null; "
+             f"dev=$(losetup -f --show '{img_dir}/btrfs'); mkdir '{up}'; mount \"$dev\" '{up}'; "
+             f"losetup -d \"$dev\"")
+        if where == "nested":
+            setup += (f"; truncate -s 16M '{up}/ext4'; mkfs.ext4 -q '{up}/ext4'; "
+                      f"dev=$(losetup -f --show '{up}/ext4'); mkdir '{up}/o'; mount \"$dev\" '{up}/o'; "
+                      f"losetup -d \"$dev\"")
+            up += "/o"
+        out = upper_layer_boot(e, lower, setup, up)
+        if out is None:
+            return
+        if where != "disk":
+            check(good not in e.credited() and good in e.mixed(), "a seed on an overlay whose upper layer is a "
+                  f"btrfs on a loop file in a tmpfs ({where}) was credited", out)
+            check("upper layer is a tmpfs" in out, "message", out)
+        else:
+            check(good in e.credited(), "an overlay whose upper layer is a btrfs on a loop file on a disk "
+                  "credits as any directory", out)
+        e.new_boot()
+
+
+@case
 def openwrt_layout_credits_once_through_its_run_link(e):
     # OpenWrt has no /run: procd makes /tmp/run, /var is a link to tmp. With
     # the ledger's parent missing, nothing is credited; the init script
