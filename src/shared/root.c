@@ -419,8 +419,14 @@ static int sysfs_read_devnum(const char *path, dev_t *ret) {
         return 0;
 }
 
-static int sysfs_devices_are_memory(const char *path, unsigned depth);
-static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned depth);
+/* What the upper layer of an overlay is made of is asked of as many
+ * devices as the largest md array or volume group a seed directory is on
+ * could have, stacked as deep as anyone stacks them. */
+#define BLOCK_STACK_DEPTH_MAX 8U
+#define BLOCK_DEVICES_MAX 256U
+
+static int sysfs_devices_are_memory(const char *path, unsigned depth, unsigned *left);
+static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned depth, unsigned *left);
 
 /* The file the loop device @dev (sysfs' @name) is made of, opened O_PATH.
  * sysfs names it as its setter did, in that mount namespace (in a tmpfs
@@ -479,9 +485,12 @@ static int loop_backing_open(dev_t dev, const char *name) {
  * number sysfs does not know: jffs2's mtdblock one), -errno when it
  * cannot be told: no sysfs to ask, a loop device's backing file that cannot
  * be looked at, is not the file its name leads to now or is on a file
- * system not known to be a disk, devices stacked deeper than @depth. A disk file system made on one of these
- * forgets as a tmpfs does. */
-static int block_device_is_memory(dev_t dev, unsigned depth) {
+ * system not known to be a disk, devices stacked deeper than @depth, more
+ * devices to ask than *@left (a sysfs not the kernel's may say that a
+ * device is made of many devices, each of them that device again: bounded
+ * by the depth alone, the walk would take hours). A disk file system made
+ * on one of these forgets as a tmpfs does. */
+static int block_device_is_memory(dev_t dev, unsigned depth, unsigned *left) {
         char path[96], link[PATH_MAX];
         const char *name;
         struct statfs sfs;
@@ -490,8 +499,9 @@ static int block_device_is_memory(dev_t dev, unsigned depth) {
         ssize_t k;
         int r;
 
-        if (depth == 0)
+        if (depth == 0 || *left == 0)
                 return -ELOOP;
+        (*left)--;
         snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
         k = readlink(path, link, sizeof(link) - 1);
         if (k < 0) {
@@ -512,7 +522,7 @@ static int block_device_is_memory(dev_t dev, unsigned depth) {
         if (access(path, F_OK) >= 0) {
                 snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev", major(dev), minor(dev));
                 r = sysfs_read_devnum(path, &under);
-                return r < 0 ? r : block_device_is_memory(under, depth - 1);
+                return r < 0 ? r : block_device_is_memory(under, depth - 1, left);
         }
 
         if (strncmp(name, "loop", 4) == 0) {
@@ -525,23 +535,23 @@ static int block_device_is_memory(dev_t dev, unsigned depth) {
                 /* A partition (OpenWrt's rootfs_data on x86) or other
                  * block device: whatever that is. */
                 if (S_ISBLK(st.st_mode))
-                        return block_device_is_memory(st.st_rdev, depth - 1);
+                        return block_device_is_memory(st.st_rdev, depth - 1, left);
                 if (!S_ISREG(st.st_mode))
                         return -EOPNOTSUPP;
                 if (fstatfs(backing_fd, &sfs) < 0)
                         return negative_errno();
-                return fs_is_memory(backing_fd, &st, (uint32_t) sfs.f_type, depth - 1);
+                return fs_is_memory(backing_fd, &st, (uint32_t) sfs.f_type, depth - 1, left);
         }
 
         /* Device-mapper and md: memory when any device under it is. */
         snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/slaves", major(dev), minor(dev));
-        return sysfs_devices_are_memory(path, depth - 1);
+        return sysfs_devices_are_memory(path, depth - 1, left);
 }
 
 /* Whether any of the block devices listed in the sysfs directory @path (a
  * device's slaves/, a btrfs' devices/) is memory, as block_device_is_memory()
  * says; 0 when there is no such directory. */
-static int sysfs_devices_are_memory(const char *path, unsigned depth) {
+static int sysfs_devices_are_memory(const char *path, unsigned depth, unsigned *left) {
         DIR *d;
         struct dirent *de;
         dev_t under;
@@ -558,7 +568,7 @@ static int sysfs_devices_are_memory(const char *path, unsigned depth) {
                 snprintf(dev_path, sizeof(dev_path), "%s/%s/dev", path, de->d_name);
                 r = sysfs_read_devnum(dev_path, &under);
                 if (r >= 0)
-                        r = block_device_is_memory(under, depth);
+                        r = block_device_is_memory(under, depth, left);
                 if (r != 0)
                         result = r;
         }
@@ -573,13 +583,13 @@ static int sysfs_devices_are_memory(const char *path, unsigned depth) {
  * devices: the kernel lists them under /sys/fs/btrfs/FSID. jffs2 and ubifs
  * are on flash. Anything else with an anonymous number (ZFS) is on
  * devices nobody can ask about. */
-static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned depth) {
+static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned depth, unsigned *left) {
         if (magic == TMPFS_MAGIC || magic == RAMFS_MAGIC)
                 return 1;
         if (!fs_magic_is_disk(magic))
                 return -EOPNOTSUPP;
         if (major(st->st_dev) != 0)
-                return block_device_is_memory(st->st_dev, depth);
+                return block_device_is_memory(st->st_dev, depth, left);
         if (magic == JFFS2_SUPER_MAGIC || magic == UBIFS_SUPER_MAGIC)
                 return 0;
         if (magic != BTRFS_SUPER_MAGIC)
@@ -604,7 +614,7 @@ static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned 
                  u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
         if (access(path, F_OK) < 0)
                 return negative_errno();
-        return sysfs_devices_are_memory(path, depth);
+        return sysfs_devices_are_memory(path, depth, left);
 #else
         return -EOPNOTSUPP;
 #endif
@@ -649,6 +659,7 @@ int fd_overlay_upper_is_volatile(int fd) {
         struct statfs sfs, upper_sfs;
         struct stat upper_st;
         char *fstype, *super;
+        unsigned left = BLOCK_DEVICES_MAX;
         bool is_volatile;
         int r;
 
@@ -698,7 +709,7 @@ int fd_overlay_upper_is_volatile(int fd) {
          * overlays, an ext4 on a loop file in /tmp) forgets as a tmpfs does. */
         if (fstat(upper_fd, &upper_st) < 0)
                 return negative_errno();
-        return fs_is_memory(upper_fd, &upper_st, (uint32_t) upper_sfs.f_type, 8);
+        return fs_is_memory(upper_fd, &upper_st, (uint32_t) upper_sfs.f_type, BLOCK_STACK_DEPTH_MAX, &left);
 }
 
 int fd_mount_is_idmapped(int fd) {

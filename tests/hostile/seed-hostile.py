@@ -722,6 +722,37 @@ def overlay_upper_layer_on_a_btrfs_made_of_memory_is_volatile(e):
 
 
 @case
+def sysfs_whose_devices_fan_out_in_a_cycle_ends_soon(e):
+    # A sysfs that is not the kernel's (a tmpfs over /sys) may say that a
+    # device is made of many devices, each of them that device again: a
+    # walk bounded only by its depth asks 16^8 times, and the boot waits.
+    # It must end soon, and credit nothing.
+    if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
+        print("SKIP: sysfs_whose_devices_fan_out_in_a_cycle_ends_soon needs losetup and mkfs.ext4")
+        return
+    good = e.make_seed()
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    up = os.path.join(e.top, "up")
+    slaves = " ".join(f"s{i}" for i in range(16))
+    setup = (f"truncate -s 16M '{e.top}/ext4'; mkfs.ext4 -q '{e.top}/ext4'; "
+             f"dev=$(losetup -f --show '{e.top}/ext4'); mkdir '{up}'; mount \"$dev\" '{up}'; "
+             f"losetup -d \"$dev\"; n=$(mountpoint -d '{up}'); "
+             "mount -t tmpfs tmpfs /sys; mkdir -p /sys/dev/block /sys/devices/dm-0/slaves; "
+             "ln -s ../../devices/dm-0 /sys/dev/block/$n; "
+             f"for s in {slaves}; do mkdir /sys/devices/dm-0/slaves/$s; "
+             "echo $n >/sys/devices/dm-0/slaves/$s/dev; done")
+    try:
+        out = upper_layer_boot(e, lower, setup, up)
+    except subprocess.TimeoutExpired:
+        raise Failed("a load asking a sysfs whose devices fan out in a cycle did not end within a minute")
+    if out is None:
+        return
+    check(good not in e.credited() and good in e.mixed(), "credited over a sysfs whose devices make a cycle", out)
+
+
+@case
 def openwrt_layout_credits_once_through_its_run_link(e):
     # OpenWrt has no /run: procd makes /tmp/run, /var is a link to tmp. With
     # the ledger's parent missing, nothing is credited; the init script
