@@ -653,14 +653,46 @@ static int fd_mountinfo_line(int fd, char **ret_line, char **ret_fstype, char **
         return r;
 }
 
+/* The upper directory of the overlay @fd is on, from @super, the super
+ * block's options in its line of mountinfo: 1 and an O_PATH fd in
+ * *@ret_fd, 0 when it has none (lower layers only: read-only, nothing
+ * replaced). The upper directory is named as its mounter spelled it, in
+ * its mount namespace, from its working directory, with overlayfs' own
+ * escapes ("\,") and symbolic links resolved then, not now. A name that
+ * cannot be the same directory now, or is not there, tells nothing: a
+ * tmpfs detached since, or an initrd's, is not kept; -errno then. */
+static int overlay_upper_open(int fd, const char *super, int *ret_fd) {
+        _cleanup_free_ char *upper = NULL;
+        _cleanup_close_ int upper_fd = -EBADF;
+        struct statfs sfs, upper_sfs;
+
+        if (!mount_option_get(super, "upperdir", NULL, &upper))
+                return 0;
+        if (!upper)
+                return -ENOMEM;
+        if (upper[0] != '/' || strchr(upper, '\\') || strlen(upper) >= PATH_MAX)
+                return -EINVAL;
+        upper_fd = open(upper, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (upper_fd < 0)
+                return negative_errno();
+        if (fstatfs(fd, &sfs) < 0 || fstatfs(upper_fd, &upper_sfs) < 0)
+                return negative_errno();
+        /* An overlay's statfs() is its upper layer's, but for the type: a
+         * directory the name leads to now (a symbolic link re-pointed, a
+         * mount put over it) that is on another file system is not it. */
+        if (upper_sfs.f_bsize != sfs.f_bsize || upper_sfs.f_blocks != sfs.f_blocks)
+                return -ESTALE;
+        *ret_fd = TAKE_FD(upper_fd);
+        return 1;
+}
+
 int fd_overlay_upper_is_volatile(int fd) {
-        _cleanup_free_ char *line = NULL, *upper = NULL;
+        _cleanup_free_ char *line = NULL;
         _cleanup_close_ int upper_fd = -EBADF;
         struct statfs sfs, upper_sfs;
         struct stat upper_st;
         char *fstype, *super;
         unsigned left = BLOCK_DEVICES_MAX;
-        bool is_volatile;
         int r;
 
         if (fstatfs(fd, &sfs) < 0)
@@ -677,34 +709,14 @@ int fd_overlay_upper_is_volatile(int fd) {
         /* fsync() is a no-op on a volatile overlay ("fsync=volatile" since
          * Linux 6.5): nothing written there is durable, on a disk or not,
          * and after a crash the upper layer must be thrown away. */
-        is_volatile = mount_option_get(super + 1, "volatile", NULL, NULL) ||
-                mount_option_get(super + 1, "fsync", "volatile", NULL);
-        if (!mount_option_get(super + 1, "upperdir", NULL, &upper))
-                /* Lower layers only: read-only, nothing replaced. */
-                upper = NULL;
-        else if (!upper)
-                return -ENOMEM;
-        if (is_volatile)
+        if (mount_option_get(super + 1, "volatile", NULL, NULL) ||
+            mount_option_get(super + 1, "fsync", "volatile", NULL))
                 return 1;
-        if (!upper)
-                return 0;
-        /* The upper directory is named as its mounter spelled it, in its
-         * mount namespace, from its working directory, with overlayfs' own
-         * escapes ("\,") and symbolic links resolved then, not now. A name
-         * that cannot be the same directory now, or is not there, tells
-         * nothing: a tmpfs detached since, or an initrd's, is not kept. */
-        if (upper[0] != '/' || strchr(upper, '\\') || strlen(upper) >= PATH_MAX)
-                return -EINVAL;
-        upper_fd = open(upper, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (upper_fd < 0)
-                return negative_errno();
+        r = overlay_upper_open(fd, super + 1, &upper_fd);
+        if (r <= 0)
+                return r;
         if (fstatfs(upper_fd, &upper_sfs) < 0)
                 return negative_errno();
-        /* An overlay's statfs() is its upper layer's, but for the type: a
-         * directory the name leads to now (a symbolic link re-pointed, a
-         * mount put over it) that is on another file system is not it. */
-        if (upper_sfs.f_bsize != sfs.f_bsize || upper_sfs.f_blocks != sfs.f_blocks)
-                return -ESTALE;
         /* A disk file system on a disk made of memory (zram-config's
          * overlays, an ext4 on a loop file in /tmp) forgets as a tmpfs does. */
         if (fstat(upper_fd, &upper_st) < 0)
@@ -713,11 +725,28 @@ int fd_overlay_upper_is_volatile(int fd) {
 }
 
 int fd_mount_is_idmapped(int fd) {
-        _cleanup_free_ char *line = NULL;
-        char *fstype, *options;
+        _cleanup_free_ char *line = NULL, *upper_line = NULL;
+        _cleanup_close_ int upper_fd = -EBADF;
+        char *fstype, *options, *super;
         int r;
 
         r = fd_mountinfo_line(fd, &line, &fstype, &options);
+        if (r < 0)
+                return r;
+        if (mount_option_get(options, "idmapped", NULL, NULL))
+                return 1;
+        if (!streq(fstype, "overlay"))
+                return 0;
+        /* An overlay shows the owners its upper layer shows, and that may
+         * be an idmapped mount (Linux 5.19) with no "idmapped" among the
+         * overlay's own options. */
+        super = strchr(fstype + strlen(fstype) + 1, ' ');
+        if (!super)
+                return -EBADMSG;
+        r = overlay_upper_open(fd, super + 1, &upper_fd);
+        if (r <= 0)
+                return r;
+        r = fd_mountinfo_line(upper_fd, &upper_line, &fstype, &options);
         if (r < 0)
                 return r;
         return mount_option_get(options, "idmapped", NULL, NULL);
