@@ -427,6 +427,7 @@ static int sysfs_read_devnum(const char *path, dev_t *ret) {
 
 static int sysfs_devices_are_memory(const char *path, unsigned depth, unsigned *left);
 static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned depth, unsigned *left);
+static int btrfs_devices_are_memory(int fd, const struct stat *st, unsigned depth, unsigned *left);
 
 /* The file the loop device @dev (sysfs' @name) is made of, opened O_PATH.
  * sysfs names it as its setter did, in that mount namespace (in a tmpfs
@@ -594,6 +595,12 @@ static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned 
                 return 0;
         if (magic != BTRFS_SUPER_MAGIC)
                 return -EOPNOTSUPP;
+        return btrfs_devices_are_memory(fd, st, depth, left);
+}
+
+/* The devices of the btrfs @fd is on (@st its fstat()), asked as
+ * block_device_is_memory() asks. */
+static int btrfs_devices_are_memory(int fd, const struct stat *st, unsigned depth, unsigned *left) {
 #ifdef BTRFS_IOC_FS_INFO
         _cleanup_close_ int rfd = -EBADF;
         struct btrfs_ioctl_fs_info_args info = {};
