@@ -6,10 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#if __has_include(<linux/loop.h>)
+#include <linux/loop.h>
+#endif
+#if __has_include(<linux/btrfs.h>)
+#include <linux/btrfs.h>
+#endif
 #if __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
 #endif
@@ -340,6 +347,9 @@ static int mount_in_tree(uint64_t mnt_id, const char *tree) {
 #define OVERLAYFS_SUPER_MAGIC 0x794c7630U
 #define TMPFS_MAGIC 0x01021994U
 #define RAMFS_MAGIC 0x858458f6U
+#define BTRFS_SUPER_MAGIC 0x9123683eU
+#define JFFS2_SUPER_MAGIC 0x72b6U
+#define UBIFS_SUPER_MAGIC 0x24051905U
 
 /* File systems on a disk that an overlay's upper layer may be on: what is
  * written there is kept. An allow list: on anything else (FUSE, whose
@@ -409,34 +419,95 @@ static int sysfs_read_devnum(const char *path, dev_t *ret) {
         return 0;
 }
 
+/* What the upper layer of an overlay is made of is asked of as many
+ * devices as the largest md array or volume group a seed directory is on
+ * could have, stacked as deep as anyone stacks them. */
+#define BLOCK_STACK_DEPTH_MAX 8U
+#define BLOCK_DEVICES_MAX 256U
+
+static int sysfs_devices_are_memory(const char *path, unsigned depth, unsigned *left);
+static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned depth, unsigned *left);
+static int btrfs_devices_are_memory(int fd, const struct stat *st, unsigned depth, unsigned *left);
+
+/* The file the loop device @dev (sysfs' @name) is made of, opened O_PATH.
+ * sysfs names it as its setter did, in that mount namespace (in a tmpfs
+ * since detached: from that tmpfs' root), with any newline in it kept: the
+ * name may lead to another file now. The device and inode the kernel gives
+ * say whether it is the one. -ESTALE when it is not. */
+static int loop_backing_open(dev_t dev, const char *name) {
+#ifdef LOOP_GET_STATUS64
+        _cleanup_close_ int loop_fd = -EBADF, fd = -EBADF;
+        struct loop_info64 info;
+        char path[96], backing[PATH_MAX];
+        struct stat st;
+        size_t n;
+        int r;
+
+        /* O_NONBLOCK: whatever is there, a FIFO too, opens at once. */
+        snprintf(path, sizeof(path), "/dev/%s", name);
+        loop_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (loop_fd < 0)
+                return negative_errno();
+        if (fstat(loop_fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISBLK(st.st_mode) || st.st_rdev != dev)
+                return -ENODEV;
+        if (ioctl(loop_fd, LOOP_GET_STATUS64, &info) < 0)
+                return negative_errno();
+
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file", major(dev), minor(dev));
+        r = read_virtual_file_into(path, sizeof(backing) - 2, backing, &n);
+        if (r < 0)
+                return r;
+        /* One newline ends it; those before it are the name's. */
+        if (n == 0 || backing[n - 1] != '\n')
+                return -EBADMSG;
+        backing[n - 1] = 0;
+        fd = open(backing, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        /* lo_device is the kernel's encoding of a device number, as
+         * stat() hands it out. */
+        if (st.st_ino != info.lo_inode ||
+            st.st_dev != makedev((info.lo_device >> 8) & 0xfff, (info.lo_device & 0xff) | ((info.lo_device >> 12) & 0xfff00)))
+                return -ESTALE;
+        return TAKE_FD(fd);
+#else
+        return -EOPNOTSUPP;
+#endif
+}
+
 /* Whether the block device @dev keeps nothing across a reboot: zram, brd's
  * /dev/ramN, or something made of them or of a tmpfs: a loop device whose
  * backing file is in a tmpfs or ramfs or on such a device, a partition of
- * one, a device-mapper or md device with one under it. 1, 0 (a disk, or no
- * block device at all: btrfs' and ZFS' anonymous devices), -errno when it
+ * one, a device-mapper or md device with one under it. 1, 0 (a disk, or a
+ * number sysfs does not know: jffs2's mtdblock one), -errno when it
  * cannot be told: no sysfs to ask, a loop device's backing file that cannot
- * be looked at or is on a file system not known to be a disk, devices
- * stacked deeper than @depth. A disk file system made on one of these
- * forgets as a tmpfs does. */
-static int block_device_is_memory(dev_t dev, unsigned depth) {
-        char path[96], link[PATH_MAX], backing[PATH_MAX];
+ * be looked at, is not the file its name leads to now or is on a file
+ * system not known to be a disk, devices stacked deeper than @depth, more
+ * devices to ask than *@left (a sysfs not the kernel's may say that a
+ * device is made of many devices, each of them that device again: bounded
+ * by the depth alone, the walk would take hours). A disk file system made
+ * on one of these forgets as a tmpfs does. */
+static int block_device_is_memory(dev_t dev, unsigned depth, unsigned *left) {
+        char path[96], link[PATH_MAX];
         const char *name;
-        DIR *d;
-        struct dirent *de;
         struct statfs sfs;
         struct stat st;
         dev_t under;
-        size_t n;
         ssize_t k;
-        int r, result = 0;
+        int r;
 
-        if (depth == 0)
+        if (depth == 0 || *left == 0)
                 return -ELOOP;
+        (*left)--;
         snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
         k = readlink(path, link, sizeof(link) - 1);
         if (k < 0) {
-                /* No such device (btrfs' anonymous ones) is no memory; no
-                 * sysfs to ask cannot tell. */
+                /* No such device (jffs2's on flash, without mtdblock) is
+                 * no memory; no sysfs to ask cannot tell. */
                 if (errno != ENOENT)
                         return negative_errno();
                 return access("/sys/dev/block", F_OK) < 0 ? negative_errno() : 0;
@@ -452,53 +523,108 @@ static int block_device_is_memory(dev_t dev, unsigned depth) {
         if (access(path, F_OK) >= 0) {
                 snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev", major(dev), minor(dev));
                 r = sysfs_read_devnum(path, &under);
-                return r < 0 ? r : block_device_is_memory(under, depth - 1);
+                return r < 0 ? r : block_device_is_memory(under, depth - 1, left);
         }
 
         if (strncmp(name, "loop", 4) == 0) {
-                /* The kernel's own name of the backing file, as this
-                 * process sees it. */
-                snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file", major(dev), minor(dev));
-                r = read_virtual_file_into(path, sizeof(backing) - 2, backing, &n);
-                if (r < 0)
-                        return r;
-                backing[strcspn(backing, "\n")] = 0;
-                if (stat(backing, &st) < 0)
+                _cleanup_close_ int backing_fd = loop_backing_open(dev, name);
+
+                if (backing_fd < 0)
+                        return backing_fd;
+                if (fstat(backing_fd, &st) < 0)
                         return negative_errno();
                 /* A partition (OpenWrt's rootfs_data on x86) or other
                  * block device: whatever that is. */
                 if (S_ISBLK(st.st_mode))
-                        return block_device_is_memory(st.st_rdev, depth - 1);
+                        return block_device_is_memory(st.st_rdev, depth - 1, left);
                 if (!S_ISREG(st.st_mode))
                         return -EOPNOTSUPP;
-                if (statfs(backing, &sfs) < 0)
+                if (fstatfs(backing_fd, &sfs) < 0)
                         return negative_errno();
-                if ((uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC)
-                        return 1;
-                if (!fs_magic_is_disk((uint32_t) sfs.f_type))
-                        return -EOPNOTSUPP;
-                return block_device_is_memory(st.st_dev, depth - 1);
+                return fs_is_memory(backing_fd, &st, (uint32_t) sfs.f_type, depth - 1, left);
         }
 
         /* Device-mapper and md: memory when any device under it is. */
         snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/slaves", major(dev), minor(dev));
+        return sysfs_devices_are_memory(path, depth - 1, left);
+}
+
+/* Whether any of the block devices listed in the sysfs directory @path (a
+ * device's slaves/, a btrfs' devices/) is memory, as block_device_is_memory()
+ * says; 0 when there is no such directory. */
+static int sysfs_devices_are_memory(const char *path, unsigned depth, unsigned *left) {
+        DIR *d;
+        struct dirent *de;
+        dev_t under;
+        int r, result = 0;
+
         d = opendir(path);
         if (!d)
                 return errno == ENOENT ? 0 : negative_errno();
         while (result <= 0 && (de = readdir(d))) {
-                char dev_path[sizeof(path) + NAME_MAX + 8];
+                char dev_path[PATH_MAX];
 
                 if (de->d_name[0] == '.')
                         continue;
                 snprintf(dev_path, sizeof(dev_path), "%s/%s/dev", path, de->d_name);
                 r = sysfs_read_devnum(dev_path, &under);
                 if (r >= 0)
-                        r = block_device_is_memory(under, depth - 1);
+                        r = block_device_is_memory(under, depth, left);
                 if (r != 0)
                         result = r;
         }
         closedir(d);
         return result;
+}
+
+/* Whether the file system that @fd (O_PATH will do, @st its fstat()) is on,
+ * of type @magic, keeps nothing across a reboot: a tmpfs, or a disk file
+ * system made of memory. Most are on the block device of their device
+ * number. A btrfs' number is anonymous, the same for each of its
+ * devices: the kernel lists them under /sys/fs/btrfs/FSID. jffs2 and ubifs
+ * are on flash. Anything else with an anonymous number (ZFS) is on
+ * devices nobody can ask about. */
+static int fs_is_memory(int fd, const struct stat *st, uint32_t magic, unsigned depth, unsigned *left) {
+        if (magic == TMPFS_MAGIC || magic == RAMFS_MAGIC)
+                return 1;
+        if (!fs_magic_is_disk(magic))
+                return -EOPNOTSUPP;
+        if (major(st->st_dev) != 0)
+                return block_device_is_memory(st->st_dev, depth, left);
+        if (magic == JFFS2_SUPER_MAGIC || magic == UBIFS_SUPER_MAGIC)
+                return 0;
+        if (magic != BTRFS_SUPER_MAGIC)
+                return -EOPNOTSUPP;
+        return btrfs_devices_are_memory(fd, st, depth, left);
+}
+
+/* The devices of the btrfs @fd is on (@st its fstat()), asked as
+ * block_device_is_memory() asks. */
+static int btrfs_devices_are_memory(int fd, const struct stat *st, unsigned depth, unsigned *left) {
+#ifdef BTRFS_IOC_FS_INFO
+        _cleanup_close_ int rfd = -EBADF;
+        struct btrfs_ioctl_fs_info_args info = {};
+        const uint8_t *u = info.fsid;
+        char path[96];
+
+        /* The ioctl() wants an fd opened for reading. */
+        rfd = S_ISDIR(st->st_mode) ? openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
+                fd_reopen_regular(fd, NULL);
+        if (rfd < 0)
+                return S_ISDIR(st->st_mode) ? negative_errno() : rfd;
+        if (ioctl(rfd, BTRFS_IOC_FS_INFO, &info) < 0)
+                return negative_errno();
+        if (info.num_devices == 0)
+                return -ENODEV;
+        snprintf(path, sizeof(path), "/sys/fs/btrfs/%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+                 "%02x%02x%02x%02x%02x%02x/devices", u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8],
+                 u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+        if (access(path, F_OK) < 0)
+                return negative_errno();
+        return sysfs_devices_are_memory(path, depth, left);
+#else
+        return -EOPNOTSUPP;
+#endif
 }
 
 /* The line of /proc/self/mountinfo that describes the mount @fd is on, in
@@ -534,13 +660,46 @@ static int fd_mountinfo_line(int fd, char **ret_line, char **ret_fstype, char **
         return r;
 }
 
+/* The upper directory of the overlay @fd is on, from @super, the super
+ * block's options in its line of mountinfo: 1 and an O_PATH fd in
+ * *@ret_fd, 0 when it has none (lower layers only: read-only, nothing
+ * replaced). The upper directory is named as its mounter spelled it, in
+ * its mount namespace, from its working directory, with overlayfs' own
+ * escapes ("\,") and symbolic links resolved then, not now. A name that
+ * cannot be the same directory now, or is not there, tells nothing: a
+ * tmpfs detached since, or an initrd's, is not kept; -errno then. */
+static int overlay_upper_open(int fd, const char *super, int *ret_fd) {
+        _cleanup_free_ char *upper = NULL;
+        _cleanup_close_ int upper_fd = -EBADF;
+        struct statfs sfs, upper_sfs;
+
+        if (!mount_option_get(super, "upperdir", NULL, &upper))
+                return 0;
+        if (!upper)
+                return -ENOMEM;
+        if (upper[0] != '/' || strchr(upper, '\\') || strlen(upper) >= PATH_MAX)
+                return -EINVAL;
+        upper_fd = open(upper, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (upper_fd < 0)
+                return negative_errno();
+        if (fstatfs(fd, &sfs) < 0 || fstatfs(upper_fd, &upper_sfs) < 0)
+                return negative_errno();
+        /* An overlay's statfs() is its upper layer's, but for the type: a
+         * directory the name leads to now (a symbolic link re-pointed, a
+         * mount put over it) that is on another file system is not it. */
+        if (upper_sfs.f_bsize != sfs.f_bsize || upper_sfs.f_blocks != sfs.f_blocks)
+                return -ESTALE;
+        *ret_fd = TAKE_FD(upper_fd);
+        return 1;
+}
+
 int fd_overlay_upper_is_volatile(int fd) {
-        _cleanup_free_ char *line = NULL, *upper = NULL;
+        _cleanup_free_ char *line = NULL;
         _cleanup_close_ int upper_fd = -EBADF;
         struct statfs sfs, upper_sfs;
         struct stat upper_st;
         char *fstype, *super;
-        bool is_volatile;
+        unsigned left = BLOCK_DEVICES_MAX;
         int r;
 
         if (fstatfs(fd, &sfs) < 0)
@@ -557,43 +716,19 @@ int fd_overlay_upper_is_volatile(int fd) {
         /* fsync() is a no-op on a volatile overlay ("fsync=volatile" since
          * Linux 6.5): nothing written there is durable, on a disk or not,
          * and after a crash the upper layer must be thrown away. */
-        is_volatile = mount_option_get(super + 1, "volatile", NULL, NULL) ||
-                mount_option_get(super + 1, "fsync", "volatile", NULL);
-        if (!mount_option_get(super + 1, "upperdir", NULL, &upper))
-                /* Lower layers only: read-only, nothing replaced. */
-                upper = NULL;
-        else if (!upper)
-                return -ENOMEM;
-        if (is_volatile)
+        if (mount_option_get(super + 1, "volatile", NULL, NULL) ||
+            mount_option_get(super + 1, "fsync", "volatile", NULL))
                 return 1;
-        if (!upper)
-                return 0;
-        /* The upper directory is named as its mounter spelled it, in its
-         * mount namespace, from its working directory, with overlayfs' own
-         * escapes ("\,") and symbolic links resolved then, not now. A name
-         * that cannot be the same directory now, or is not there, tells
-         * nothing: a tmpfs detached since, or an initrd's, is not kept. */
-        if (upper[0] != '/' || strchr(upper, '\\') || strlen(upper) >= PATH_MAX)
-                return -EINVAL;
-        upper_fd = open(upper, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (upper_fd < 0)
-                return negative_errno();
+        r = overlay_upper_open(fd, super + 1, &upper_fd);
+        if (r <= 0)
+                return r;
         if (fstatfs(upper_fd, &upper_sfs) < 0)
                 return negative_errno();
-        /* An overlay's statfs() is its upper layer's, but for the type: a
-         * directory the name leads to now (a symbolic link re-pointed, a
-         * mount put over it) that is on another file system is not it. */
-        if (upper_sfs.f_bsize != sfs.f_bsize || upper_sfs.f_blocks != sfs.f_blocks)
-                return -ESTALE;
-        if ((uint32_t) upper_sfs.f_type == TMPFS_MAGIC || (uint32_t) upper_sfs.f_type == RAMFS_MAGIC)
-                return 1;
-        if (!fs_magic_is_disk((uint32_t) upper_sfs.f_type))
-                return -EOPNOTSUPP;
         /* A disk file system on a disk made of memory (zram-config's
          * overlays, an ext4 on a loop file in /tmp) forgets as a tmpfs does. */
         if (fstat(upper_fd, &upper_st) < 0)
                 return negative_errno();
-        return block_device_is_memory(upper_st.st_dev, 8);
+        return fs_is_memory(upper_fd, &upper_st, (uint32_t) upper_sfs.f_type, BLOCK_STACK_DEPTH_MAX, &left);
 }
 
 int fd_is_on_initramfs_root(int fd) {
@@ -610,11 +745,28 @@ int fd_is_on_initramfs_root(int fd) {
 }
 
 int fd_mount_is_idmapped(int fd) {
-        _cleanup_free_ char *line = NULL;
-        char *fstype, *options;
+        _cleanup_free_ char *line = NULL, *upper_line = NULL;
+        _cleanup_close_ int upper_fd = -EBADF;
+        char *fstype, *options, *super;
         int r;
 
         r = fd_mountinfo_line(fd, &line, &fstype, &options);
+        if (r < 0)
+                return r;
+        if (mount_option_get(options, "idmapped", NULL, NULL))
+                return 1;
+        if (!streq(fstype, "overlay"))
+                return 0;
+        /* An overlay shows the owners its upper layer shows, and that may
+         * be an idmapped mount (Linux 5.19) with no "idmapped" among the
+         * overlay's own options. */
+        super = strchr(fstype + strlen(fstype) + 1, ' ');
+        if (!super)
+                return -EBADMSG;
+        r = overlay_upper_open(fd, super + 1, &upper_fd);
+        if (r <= 0)
+                return r;
+        r = fd_mountinfo_line(upper_fd, &upper_line, &fstype, &options);
         if (r < 0)
                 return r;
         return mount_option_get(options, "idmapped", NULL, NULL);

@@ -161,9 +161,11 @@ int fd_is_on_initramfs_root(int fd);
 
 /* Whether @fd is reached through an idmapped mount (Linux 5.12+): the
  * owners fstat() shows there are mapped, not the ones on the file system,
- * where a user whose files show as root's may read and change them. 1, 0,
- * -errno when it cannot be told (no /proc, a mountinfo that is not the
- * kernel's, the mount not in it). */
+ * where a user whose files show as root's may read and change them; or
+ * through an overlay whose upper layer is such a mount. 1, 0, -errno when
+ * it cannot be told (no /proc, a mountinfo that is not the kernel's, the
+ * mount not in it, an overlay's upper directory whose name does not lead
+ * to it now). */
 int fd_mount_is_idmapped(int fd);
 
 /* The rule of @flags (CHASE_NO_XDEV, CHASE_MOUNTS_IN_TREE) for one step of

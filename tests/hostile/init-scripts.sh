@@ -56,7 +56,13 @@ openwrt() {
                         return "$uci_strict_rc"
                 }
                 config_load() { [ -e "$UCI_FILE" ]; }
-                config_get() { eval "$1=\${uci_$3-\$4}"; }
+                # Sections of type seed: uci_sections (the named one, as
+                # shipped, by default); uci_SECTION_OPTION for one of them.
+                config_foreach() {
+                        local s
+                        for s in ${uci_sections-seed}; do "$1" "$s"; done
+                }
+                config_get() { eval "$1=\${uci_$2_$3-\${uci_$3-\$4}}"; }
                 config_get_bool() {
                         local _tmp
                         config_get _tmp "$2" "$3" "$4"
@@ -122,6 +128,16 @@ for c in "credit-typo:of:0" "credit-empty::0" "credit-quoted:'0':0" "credit-off:
                 fail "openwrt: $name (credit='$v', strict uci export $lrc): not '$want' with a reason: $(cat "$tmp/$name.log")"
         fi
 done
+# "uci add entropy-gate seed" makes a section with no name, as does a
+# "config seed" line with none: the switch there is the admin's word too.
+uci_sections="seed cfg02a1b2" uci_cfg02a1b2_credit=0
+openwrt anonymous-section 30s fail 10s
+unset uci_sections uci_cfg02a1b2_credit
+if [ "$(grep '^seed load' "$tmp/anonymous-section.log")" = "seed load --no-credit" ]; then
+        ok "openwrt: credit '0' in a section with no name: not crediting"
+else
+        fail "openwrt: credit '0' in a section with no name was not heeded: $(cat "$tmp/anonymous-section.log")"
+fi
 rm -f "$tmp/uci-file"
 openwrt no-file 30s fail 10s 1 1
 if [ "$(grep '^seed load' "$tmp/no-file.log")" = "seed load" ]; then

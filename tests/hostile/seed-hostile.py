@@ -626,6 +626,132 @@ def overlay_upper_layer_on_a_disk_made_of_memory_is_volatile(e):
         e.new_boot()
 
 
+def upper_layer_boot(e, lower, setup, where):
+    """A load on an overlay at ROOT/var/lib over @lower whose upper layer is
+    the directory @where, made by the shell @setup; None where loop devices
+    cannot be had."""
+    rc, out = in_namespace(setup + f"; mkdir '{where}/u' '{where}/w'; "
+                           f"mount -t overlay overlay -o lowerdir='{lower}',upperdir='{where}/u',"
+                           f"workdir='{where}/w' '{e.root}/var/lib'; "
+                           f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+    if rc == 32 or "losetup" in out or "mkfs" in out:
+        print(f"SKIP: no loop device or mkfs here: {out}")
+        return None
+    check(rc == 0, f"load exited {rc}", out)
+    return out
+
+
+@case
+def overlay_upper_layer_on_a_loop_file_named_elsewhere_is_not_kept(e):
+    # The kernel names a loop device's file as it was named, in the mount
+    # namespace of whoever set it up, with a newline left as it is: in a
+    # tmpfs since detached it is named from that tmpfs' root; in a directory
+    # whose name holds a newline, the name read to the first newline is
+    # another file. Where that other name is a file on a disk, it must not
+    # pass for the loop device's.
+    if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
+        print("SKIP: overlay_upper_layer_on_a_loop_file_named_elsewhere_is_not_kept needs losetup and mkfs.ext4")
+        return
+    good = e.make_seed()
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    decoy = os.path.join(e.top, "decoy")
+    with open(decoy, "wb") as f:
+        f.truncate(16 << 20)
+    t = os.path.join(e.top, "t")
+    setups = {
+        # In the detached tmpfs, the file is at the decoy's path.
+        "a tmpfs since detached": f"mkdir '{t}'; mount -t tmpfs tmpfs '{t}'; mkdir -p '{t}{e.top}'; "
+            f"truncate -s 16M '{t}{decoy}'; mkfs.ext4 -q '{t}{decoy}'; dev=$(losetup -f --show '{t}{decoy}'); "
+            f"mkdir '{e.top}/up'; mount \"$dev\" '{e.top}/up'; losetup -d \"$dev\"; umount -l '{t}'",
+        # The decoy, then a newline: a tmpfs.
+        "a newline in its name": f"mkdir '{decoy}\n'; mount -t tmpfs tmpfs '{decoy}\n'; "
+            f"truncate -s 16M '{decoy}\n/img'; mkfs.ext4 -q '{decoy}\n/img'; "
+            f"dev=$(losetup -f --show '{decoy}\n/img'); "
+            f"mkdir '{e.top}/up'; mount \"$dev\" '{e.top}/up'; losetup -d \"$dev\"",
+    }
+    for what, setup in setups.items():
+        out = upper_layer_boot(e, lower, setup, f"{e.top}/up")
+        if out is None:
+            return
+        check(good not in e.credited(), f"{what}: a seed on an overlay whose upper layer is on a loop file in a "
+              "tmpfs was credited, its file taken for another on a disk", out)
+        for p in (f"{e.top}/up", t, decoy + "\n"):
+            shutil.rmtree(p, ignore_errors=True)
+        e.new_boot()
+
+
+@case
+def overlay_upper_layer_on_a_btrfs_made_of_memory_is_volatile(e):
+    # A btrfs is on no one block device: its device number is anonymous,
+    # found under no /sys/dev/block. Its devices are a loop file in a tmpfs
+    # here: it forgets as a tmpfs does, and so does an ext4 on a loop file
+    # in it.
+    if not shutil.which("losetup") or not shutil.which("mkfs.btrfs"):
+        print("SKIP: overlay_upper_layer_on_a_btrfs_made_of_memory_is_volatile needs losetup and mkfs.btrfs")
+        return
+    good = e.make_seed()
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    for where in ("tmpfs", "nested", "disk"):
+        img_dir = os.path.join(e.top, "img-" + where)
+        os.makedirs(img_dir)
+        up = os.path.join(e.top, "up-" + where)
+        setup = (f"mount -t tmpfs tmpfs '{img_dir}'; " if where != "disk" else "") + \
+            (f"truncate -s 160M '{img_dir}/btrfs'; mkfs.btrfs -q '{img_dir}/btrfs' >/dev/null; "
+             f"dev=$(losetup -f --show '{img_dir}/btrfs'); mkdir '{up}'; mount \"$dev\" '{up}'; "
+             f"losetup -d \"$dev\"")
+        if where == "nested":
+            setup += (f"; truncate -s 16M '{up}/ext4'; mkfs.ext4 -q '{up}/ext4'; "
+                      f"dev=$(losetup -f --show '{up}/ext4'); mkdir '{up}/o'; mount \"$dev\" '{up}/o'; "
+                      f"losetup -d \"$dev\"")
+            up += "/o"
+        out = upper_layer_boot(e, lower, setup, up)
+        if out is None:
+            return
+        if where != "disk":
+            check(good not in e.credited() and good in e.mixed(), "a seed on an overlay whose upper layer is a "
+                  f"btrfs on a loop file in a tmpfs ({where}) was credited", out)
+            check("upper layer is a tmpfs" in out, "message", out)
+        else:
+            check(good in e.credited(), "an overlay whose upper layer is a btrfs on a loop file on a disk "
+                  "credits as any directory", out)
+        e.new_boot()
+
+
+@case
+def sysfs_whose_devices_fan_out_in_a_cycle_ends_soon(e):
+    # A sysfs that is not the kernel's (a tmpfs over /sys) may say that a
+    # device is made of many devices, each of them that device again: a
+    # walk bounded only by its depth asks 16^8 times, and the boot waits.
+    # It must end soon, and credit nothing.
+    if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
+        print("SKIP: sysfs_whose_devices_fan_out_in_a_cycle_ends_soon needs losetup and mkfs.ext4")
+        return
+    good = e.make_seed()
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    up = os.path.join(e.top, "up")
+    slaves = " ".join(f"s{i}" for i in range(16))
+    setup = (f"truncate -s 16M '{e.top}/ext4'; mkfs.ext4 -q '{e.top}/ext4'; "
+             f"dev=$(losetup -f --show '{e.top}/ext4'); mkdir '{up}'; mount \"$dev\" '{up}'; "
+             f"losetup -d \"$dev\"; n=$(mountpoint -d '{up}'); "
+             "mount -t tmpfs tmpfs /sys; mkdir -p /sys/dev/block /sys/devices/dm-0/slaves; "
+             "ln -s ../../devices/dm-0 /sys/dev/block/$n; "
+             f"for s in {slaves}; do mkdir /sys/devices/dm-0/slaves/$s; "
+             "echo $n >/sys/devices/dm-0/slaves/$s/dev; done")
+    try:
+        out = upper_layer_boot(e, lower, setup, up)
+    except subprocess.TimeoutExpired:
+        raise Failed("a load asking a sysfs whose devices fan out in a cycle did not end within a minute")
+    if out is None:
+        return
+    check(good not in e.credited() and good in e.mixed(), "credited over a sysfs whose devices make a cycle", out)
+
+
 @case
 def openwrt_layout_credits_once_through_its_run_link(e):
     # OpenWrt has no /run: procd makes /tmp/run, /var is a link to tmp. With
@@ -656,12 +782,13 @@ def openwrt_layout_credits_once_through_its_run_link(e):
     check(e.credited().count(good) == 1, "not credited exactly once through /run -> /var/run", out)
 
 
-def idmapped_load(e, uid, where=None, probe=None):
+def idmapped_load(e, uid, where=None, probe=None, setup=None):
     """entropy-seed load in a mount namespace of its own where the
     directory @where (the seed directory) is bind-mounted over itself,
     idmapped so that @uid's files show as root's (open_tree, mount_setattr,
     move_mount: Linux 5.12); @probe (the seed) must then show as root's.
-    Returns (exit status, output), or None where that cannot be done."""
+    The shell @setup runs there before the load. Returns (exit status,
+    output), or None where that cannot be done."""
     where, probe = where or e.seeds, probe or e.seed
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
@@ -699,7 +826,10 @@ def idmapped_load(e, uid, where=None, probe=None):
                     raise OSError(ctypes.get_errno(), "idmapped mount")
                 if os.stat(probe).st_uid != 0:
                     raise OSError(0, f"the idmapped mount does not show {probe} as root's")
-                os.execve(SEED_BIN, [SEED_BIN, "load", "--root=" + e.root, "--seed-dir=" + e.seeds_rel], e.env)
+                load = [SEED_BIN, "load", "--root=" + e.root, "--seed-dir=" + e.seeds_rel]
+                if setup:
+                    load = ["sh", "-euc", setup + "; exec \"$@\"", "sh"] + load
+                os.execvpe(load[0], load, e.env)
             except OSError as err:
                 os.write(1, f"SKIP: {err}\n".encode())
                 os._exit(77)
@@ -750,6 +880,33 @@ def seed_owned_by_a_user_behind_an_idmapped_mount_is_not_credited(e):
     check(x.hex() not in e.credited() and x.hex() in e.mixed(), "a credential that UID 1000 owns on the disk "
           "was credited through an idmapped mount that shows it as root's", out)
     check("idmapped mount" in out, "message (credential)", out)
+
+
+@case
+def seed_on_an_overlay_over_an_idmapped_layer_is_not_credited(e):
+    # An overlay's layers may be idmapped mounts (Linux 5.19): through the
+    # overlay, UID 1000's seed directory and seed in its upper layer show
+    # as root's, and no "idmapped" is among the overlay's own options. UID
+    # 1000 rewrites them by their own path all the same.
+    good = e.make_seed()
+    up = os.path.join(e.top, "up")
+    os.makedirs(os.path.join(up, "w"))
+    os.rename(os.path.join(e.root, "var/lib"), os.path.join(up, "u"))
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    os.makedirs(os.path.join(e.top, "lower"))
+    for d, dirs, files in os.walk(up):
+        for p in [d] + [os.path.join(d, f) for f in files]:
+            os.chown(p, 1000, 1000)
+    res = idmapped_load(e, 1000, up, os.path.join(up, "u/entropy-gate/seed"),
+                        f"mount -t overlay overlay -o lowerdir='{e.top}/lower',upperdir='{up}/u',"
+                        f"workdir='{up}/w' '{e.root}/var/lib'")
+    if res is None:
+        print("SKIP: no idmapped mounts here")
+        return
+    rc, out = res
+    check(rc == 0, f"load on an overlay over an idmapped upper layer exited {rc}", out)
+    check(good not in e.credited() and good in e.mixed(), "a seed that UID 1000 owns on the disk was credited "
+          "through an overlay whose upper layer is an idmapped mount that shows it as root's", out)
 
 
 @case
