@@ -444,7 +444,8 @@ static int loop_backing_open(dev_t dev, const char *name) {
         int r;
 
         /* O_NONBLOCK: whatever is there, a FIFO too, opens at once. */
-        snprintf(path, sizeof(path), "/dev/%s", name);
+        if ((size_t) snprintf(path, sizeof(path), "/dev/%s", name) >= sizeof(path))
+                return -ENAMETOOLONG;
         loop_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (loop_fd < 0)
                 return negative_errno();
