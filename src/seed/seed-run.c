@@ -296,6 +296,20 @@ static void forbid(char why[static WHY_MAX], const char *format, ...) {
         va_end(ap);
 }
 
+/* What a check of the seed directory's mount said (@r: 1 yes, 0 no,
+ * -errno cannot be told), kept in *@flag and, unless the answer is no, as
+ * why the seed is not credited: @yes, or that whether @question cannot be
+ * told. */
+static void dir_check(char why[static WHY_MAX], int r, bool *flag, const char *yes, const char *question) {
+        if (r == 0)
+                return;
+        *flag = true;
+        if (r > 0)
+                forbid(why, "%s", yes);
+        else
+                forbid(why, "cannot tell whether %s: %s", question, strerror(-r));
+}
+
 /* Why /etc/machine-id could not be read (MachineId.error), in words. */
 static const char *machine_id_error_string(int r) {
         return r == -EBADFD || r == -EISDIR ? "not a regular file" :
@@ -754,44 +768,25 @@ int seed_load(const SeedOptions *o) {
                 /* Rule 7 is about the next boot: a replacement that only
                  * a tmpfs holds is gone then, and the lower layer's copy
                  * of this very seed is back, to be credited again. */
-                r = fd_overlay_upper_is_volatile(l.dfd);
-                if (r != 0) {
-                        l.dir_volatile = true;
-                        if (r > 0)
-                                forbid(l.no_seed_credit, "the seed directory is on an overlay whose upper layer is a "
-                                       "tmpfs or other memory, or mounted volatile: the replacement is gone at the "
-                                       "next boot, and this seed back");
-                        else
-                                forbid(l.no_seed_credit, "cannot tell whether the seed directory, an overlay, keeps "
-                                       "the replacement across a reboot: %s", strerror(-r));
-                }
+                dir_check(l.no_seed_credit, fd_overlay_upper_is_volatile(l.dfd), &l.dir_volatile,
+                          "the seed directory is on an overlay whose upper layer is a tmpfs or other memory, or "
+                          "mounted volatile: the replacement is gone at the next boot, and this seed back",
+                          "the seed directory, an overlay, keeps the replacement across a reboot");
                 /* The initramfs the kernel unpacked (an OpenWrt initramfs
                  * image, a netboot root) brings the image's seed back at
                  * every boot and keeps no replacement: the same bytes would
                  * be credited each time. */
-                r = fd_is_on_initramfs_root(l.dfd);
-                if (r != 0) {
-                        l.dir_volatile = true;
-                        if (r > 0)
-                                forbid(l.no_seed_credit, "the seed directory is on the initramfs the kernel unpacked "
-                                       "at boot: its seed came with the boot image and is back at every boot");
-                        else
-                                forbid(l.no_seed_credit, "cannot tell whether the seed directory is on the initramfs "
-                                       "the kernel unpacked at boot: %s", strerror(-r));
-                }
+                dir_check(l.no_seed_credit, fd_is_on_initramfs_root(l.dfd), &l.dir_volatile,
+                          "the seed directory is on the initramfs the kernel unpacked at boot: its seed came with "
+                          "the boot image and is back at every boot",
+                          "the seed directory is on the initramfs the kernel unpacked at boot");
                 /* Rule 6 asks who owns the seed on its file system: through
                  * an idmapped mount, a user's files show as root's, and that
                  * user reads and changes them by any other path. */
-                r = fd_mount_is_idmapped(l.dfd);
-                if (r != 0) {
-                        l.dir_idmapped = true;
-                        if (r > 0)
-                                forbid(l.no_seed_credit, "the seed directory is on an idmapped mount: the owners it "
-                                       "shows are not those on the disk, who may read or change the seed");
-                        else
-                                forbid(l.no_seed_credit, "cannot tell whether the seed directory is on an idmapped "
-                                       "mount, whose owners are not those on the disk: %s", strerror(-r));
-                }
+                dir_check(l.no_seed_credit, fd_mount_is_idmapped(l.dfd), &l.dir_idmapped,
+                          "the seed directory is on an idmapped mount: the owners it shows are not those on the "
+                          "disk, who may read or change the seed",
+                          "the seed directory is on an idmapped mount, whose owners are not those on the disk");
         }
 
         /* 2. What every clone may share, mixed only. */
