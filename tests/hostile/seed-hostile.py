@@ -493,9 +493,7 @@ def overlay_over_a_tmpfs_credits_nothing_twice_across_boots(e):
     # a replayed credential again.
     good = e.make_seed()
     x = binary_credential()
-    lower = os.path.join(e.top, "lower")
-    os.rename(os.path.join(e.root, "var/lib"), lower)
-    os.makedirs(os.path.join(e.root, "var/lib"))
+    lower = var_lib_as_lower(e)
     up = os.path.join(e.top, "up")
     os.makedirs(up)
 
@@ -544,9 +542,7 @@ def overlay_upper_layer_in_any_spelling_is_found_volatile(e):
     # option makes every fsync() of the overlay a no-op, the disk or not:
     # the replacement is not durable (rule 7).
     good = e.make_seed()
-    lower = os.path.join(e.top, "lower")
-    os.rename(os.path.join(e.root, "var/lib"), lower)
-    os.makedirs(os.path.join(e.root, "var/lib"))
+    lower = var_lib_as_lower(e)
     t = "mkdir -p {top}/t && mount -t tmpfs tmpfs {top}/t && "
     ovl = "mount -t overlay overlay -o lowerdir={lower},upperdir=%s,workdir=%s {root}/var/lib"
     long_dir = "/".join([" " * 200] * 8)
@@ -591,9 +587,7 @@ def overlay_upper_layer_on_a_disk_made_of_memory_is_volatile(e):
         print("SKIP: overlay_upper_layer_on_a_disk_made_of_memory_is_volatile needs losetup and mkfs.ext4")
         return
     good = e.make_seed()
-    lower = os.path.join(e.top, "lower")
-    os.rename(os.path.join(e.root, "var/lib"), lower)
-    os.makedirs(os.path.join(e.root, "var/lib"))
+    lower = var_lib_as_lower(e)
     for where in ("tmpfs", "nested", "disk"):
         img_dir = os.path.join(e.top, "img-" + where)
         os.makedirs(img_dir)
@@ -626,6 +620,15 @@ def overlay_upper_layer_on_a_disk_made_of_memory_is_volatile(e):
         e.new_boot()
 
 
+def var_lib_as_lower(e):
+    """ROOT/var/lib, with its seed directory, moved out to be the lower layer
+    of an overlay the case mounts back on ROOT/var/lib; its new path."""
+    lower = os.path.join(e.top, "lower")
+    os.rename(os.path.join(e.root, "var/lib"), lower)
+    os.makedirs(os.path.join(e.root, "var/lib"))
+    return lower
+
+
 def upper_layer_boot(e, lower, setup, where):
     """A load on an overlay at ROOT/var/lib over @lower whose upper layer is
     the directory @where, made by the shell @setup; None where loop devices
@@ -653,9 +656,7 @@ def overlay_upper_layer_on_a_loop_file_named_elsewhere_is_not_kept(e):
         print("SKIP: overlay_upper_layer_on_a_loop_file_named_elsewhere_is_not_kept needs losetup and mkfs.ext4")
         return
     good = e.make_seed()
-    lower = os.path.join(e.top, "lower")
-    os.rename(os.path.join(e.root, "var/lib"), lower)
-    os.makedirs(os.path.join(e.root, "var/lib"))
+    lower = var_lib_as_lower(e)
     decoy = os.path.join(e.top, "decoy")
     with open(decoy, "wb") as f:
         f.truncate(16 << 20)
@@ -692,9 +693,7 @@ def overlay_upper_layer_on_a_btrfs_made_of_memory_is_volatile(e):
         print("SKIP: overlay_upper_layer_on_a_btrfs_made_of_memory_is_volatile needs losetup and mkfs.btrfs")
         return
     good = e.make_seed()
-    lower = os.path.join(e.top, "lower")
-    os.rename(os.path.join(e.root, "var/lib"), lower)
-    os.makedirs(os.path.join(e.root, "var/lib"))
+    lower = var_lib_as_lower(e)
     for where in ("tmpfs", "nested", "disk"):
         img_dir = os.path.join(e.top, "img-" + where)
         os.makedirs(img_dir)
@@ -731,9 +730,7 @@ def sysfs_whose_devices_fan_out_in_a_cycle_ends_soon(e):
         print("SKIP: sysfs_whose_devices_fan_out_in_a_cycle_ends_soon needs losetup and mkfs.ext4")
         return
     good = e.make_seed()
-    lower = os.path.join(e.top, "lower")
-    os.rename(os.path.join(e.root, "var/lib"), lower)
-    os.makedirs(os.path.join(e.root, "var/lib"))
+    lower = var_lib_as_lower(e)
     up = os.path.join(e.top, "up")
     slaves = " ".join(f"s{i}" for i in range(16))
     setup = (f"truncate -s 16M '{e.top}/ext4'; mkfs.ext4 -q '{e.top}/ext4'; "
