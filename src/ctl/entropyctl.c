@@ -29,7 +29,7 @@ static const Verb verbs[] = {
           "Show the random pool, hardware RNGs, the seed file, units and this boot's results" },
         { "timeline",    0, 0, true,  false, verb_timeline,    "timeline",
           "Show this boot's events, from kernel start to the units gated on entropy" },
-        { "check-image", 0, 1, true,  true,  verb_check_image, "check-image [ROOT]",
+        { "check-image", 0, 1, true,  true,  verb_check_image, "check-image [--root=]ROOT",
           "List what every clone of an image root would share; --fix removes it" },
         { "plot",        0, 1, false, false, verb_plot,        "plot [TIMELINE.json]",
           "Draw this boot, or a saved 'timeline --json', as an SVG picture", true },
