@@ -379,7 +379,8 @@ int entropy_gate_main(int argc, char *argv[]) {
         if (args.action == GATE_ACTION_INITRD_ENABLED)
                 return initrd_enabled();
         if (args.ready_fd >= 0 && fcntl(args.ready_fd, F_GETFD) < 0) {
-                log_error("Invalid --ready-fd=%i: not an open file descriptor.", args.ready_fd);
+                log_error("Invalid --ready-fd=%i: not an open file descriptor", args.ready_fd);
+                fprintf(stderr, "Try '%s --help' for more information.\n", program_invocation_short_name);
                 return GATE_EXIT_USAGE;
         }
         /* A --ready-fd reader that went away is an error to report, not a
