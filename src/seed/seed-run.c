@@ -984,7 +984,7 @@ static const char *tree_error_string(int r, const char *other) {
 
 /* Why the seed directory could not be opened and locked, for save and
  * provision: a lock held too long said as one, the runtime directory
- * named, a mount on the way in words. */
+ * named, a missing parent and a mount on the way in words. */
 static int log_seed_dir_error(int r, const SeedOptions *o) {
         if (r == -ETIMEDOUT)
                 return log_error_errno(r, "Failed to lock seed directory %s: another process has held its lock for %s",
@@ -993,6 +993,13 @@ static int log_seed_dir_error(int r, const SeedOptions *o) {
                 return log_error_errno(r, "Refusing the seed directory %s: it is the runtime directory %s, "
                                        "whose records would overwrite the seed; set Directory= to another directory",
                                        o->seed_dir_shown, runstate_dir());
+        if (r == -ENOENT)
+                /* The seed directory itself is made when missing: what is
+                 * not there is above it (a /var/lib not mounted, or an
+                 * image tree without it), and that is never made. */
+                return log_error_errno(r, "Failed to open and lock seed directory %s: %m (the seed directory "
+                                       "is created when missing, the directories above it are not)",
+                                       o->seed_dir_shown);
         return log_error_errno(r, "Failed to open and lock seed directory %s: %s", o->seed_dir_shown,
                                tree_error_string(r, strerror(-r)));
 }
