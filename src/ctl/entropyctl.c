@@ -279,7 +279,7 @@ int main(int argc, char *argv[]) {
                 return CTL_EXIT_USAGE;
         }
         if (json_given && !verb->json) {
-                log_error("'%s' does not take --json.", verb->name);
+                log_error("'%s' does not take --json (status, timeline and check-image do).", verb->name);
                 return CTL_EXIT_USAGE;
         }
         if (image_option && !verb->image) {
