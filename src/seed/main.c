@@ -69,8 +69,9 @@ static void help(void) {
                "     --version       show the version\n"
                "     --seed-dir=DIR  seed directory (default %s, or Directory=)\n"
                "     --no-credit     mix seeds into the pool, never credit them\n"
-               "     --root=DIR      take every system path inside DIR\n"
-               "     --credential-only  load: the system credential only, no seed directory\n"
+               "     --root=ROOT     take every system path inside ROOT\n"
+               "     --credential-only\n"
+               "                     load: the system credential only, no seed directory\n"
                "                     (the initrd)\n"
                PROVISION_OPTIONS_HELP
                "\n"
@@ -178,7 +179,7 @@ int entropy_seed_main(int argc, char *argv[]) {
                 return EXIT_ERROR;
         }
         if (verb->needs_root && !arg_root) {
-                log_error("%s writes into an image: it needs --root=DIR", verb->name);
+                log_error("%s writes into an image: it needs --root=ROOT", verb->name);
                 return EXIT_USAGE;
         }
         if (arg_machine_id && !verb->needs_root) {
