@@ -32,7 +32,7 @@ fi
 p=$tmp/inst
 b=$tmp/build
 if ! "$cmake" -S "$src" -B "$b" -DCMAKE_C_COMPILER="$cc" -DENTROPY_GATE_TESTS=OFF -DENTROPY_GATE_CTL=OFF \
-        -DCMAKE_INSTALL_PREFIX="$p/usr" -DCMAKE_INSTALL_SYSCONFDIR="$p/etc" \
+        -DCMAKE_INSTALL_PREFIX="$p/usr" -DCMAKE_INSTALL_SYSCONFDIR="$p/etc" -DENTROPY_GATE_CONF_FILE="$p/etc/entropy-gate.conf" \
         -DENTROPY_GATE_STATE_DIR="$p/var/lib/entropy-gate" \
         -DENTROPY_GATE_INITRAMFS_TOOLS_DIR="$p/usr/share/initramfs-tools" \
         -DENTROPY_GATE_DRACUT_MODULES_DIR="$p/usr/lib/dracut/modules.d" >"$tmp/cmake.log" 2>&1 ||

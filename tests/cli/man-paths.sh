@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The man pages name the files this build really uses. Configure two scratch
-# builds, a /usr/local one (with the seed under /var/local, as the FHS puts
-# /usr/local's variable data) and a distribution one (/usr, sysconfdir
-# /etc), and check the generated pages against the paths compiled into the
-# programs (generated/paths.h):
+# The man pages name the files this build really uses. Configure three scratch
+# builds, a /usr/local one (with the configuration under /usr/local/etc and
+# the seed under /var/local, as the FHS puts /usr/local's variable data), one
+# with the defaults (/usr/local, /etc/entropy-gate.conf) and a distribution
+# one (/usr, sysconfdir /etc), and check the generated pages against the
+# paths compiled into the programs (generated/paths.h):
 #  - entropy-gate.conf(5) names CONF_FILE in SYNOPSIS and FILES, its
 #    drop-in directory, and the example under the documentation directory;
 #  - every absolute path of ours in every page (anything naming entropy-*
@@ -117,7 +118,10 @@ check() {
 
 check usr-local /usr/local/etc/entropy-gate.conf /usr/local/share/doc/entropy-gate \
         /var/local/lib/entropy-gate \
-        -DCMAKE_INSTALL_PREFIX=/usr/local -DENTROPY_GATE_STATE_DIR=/var/local/lib/entropy-gate
+        -DCMAKE_INSTALL_PREFIX=/usr/local -DENTROPY_GATE_STATE_DIR=/var/local/lib/entropy-gate \
+        -DENTROPY_GATE_CONF_FILE=/usr/local/etc/entropy-gate.conf
+# The default: /etc/entropy-gate.conf whatever the prefix.
+check default /etc/entropy-gate.conf /usr/local/share/doc/entropy-gate /var/lib/entropy-gate
 check usr /etc/entropy-gate.conf /usr/share/doc/entropy-gate /var/lib/entropy-gate \
         -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_INSTALL_SYSCONFDIR=/etc
 

@@ -221,6 +221,21 @@ with tempfile.TemporaryDirectory() as tmp:
     if doc:
         n = [f for f in doc["findings"] if f["detail"].startswith("/boot is a symlink")]
         F.check(len(n) == 1, f"/boot reported {len(n)} times")
+    # The image's configuration where its package puts it, whatever this
+    # build's prefix: a Directory= there is the directory checked, so its
+    # seed is found (a build that read ROOT/usr/local/etc found nothing).
+    if conf_file == "/etc/entropy-gate.conf":
+        fresh(conf_files)
+        T.put(img, "etc/entropy-gate.conf", "[Seed]\nDirectory=/srv/eg\n")
+        doc = attempt("a package's configuration", img, host, [])
+        if doc:
+            F.check(doc["seed_directory"] == "/srv/eg" and
+                    any(f["path"] == "/srv/eg/seed" for f in doc["findings"]),
+                    f"a package's configuration: {doc['seed_directory']!r} "
+                    f"{[f['path'] for f in doc['findings']]}")
+    else:
+        print(f"note: this build reads {conf_file} (ENTROPY_GATE_CONF_FILE), not /etc/entropy-gate.conf: "
+              "the package's path is not checked")
 
     # ---- This system's root, however spelled: --fix refused. As nobody
     # when root: were the refusal to fail, nothing of this machine's could
