@@ -6,6 +6,7 @@
 #  - OpenWrt: a value in /etc/config/entropy-gate that entropy-gate refuses
 #    (a typo, an empty option) must not turn the wait off: exit status 2
 #    comes before any waiting, and procd starts dropbear next.
+#    An option or section type it does not read turns crediting off.
 #  - sysvinit: the same for ENTROPY_GATE_OPTS in /etc/default/entropy-gate.
 #  - OpenRC: entropy-seed load failing must still leave the service started,
 #    or OpenRC never runs its stop, the save at shutdown.
@@ -55,7 +56,19 @@ openwrt() {
                         [ "$*" = "-q -c $tmp export uci-file" ] || { echo "uci $*" >>"$FAKE_LOG"; return 99; }
                         return "$uci_strict_rc"
                 }
-                config_load() { [ -e "$UCI_FILE" ]; }
+                # OpenWrt's uci_load: each section and option of the
+                # file (uci_data: config/option/list lines) passed to
+                # config_cb, option_cb and list_cb, then config_cb alone.
+                config_load() {
+                        [ -e "$UCI_FILE" ] || return 0
+                        config() { config_cb "$@"; }
+                        option() { option_cb "$@"; }
+                        list() { list_cb "$@"; }
+                        eval "${uci_data-}"
+                        config_cb
+                }
+                reset_cb() { config_cb() { :; }; option_cb() { :; }; list_cb() { :; }; }
+                reset_cb
                 # Sections of type seed: uci_sections (the named one, as
                 # shipped, by default); uci_SECTION_OPTION for one of them.
                 config_foreach() {
@@ -138,6 +151,27 @@ if [ "$(grep '^seed load' "$tmp/anonymous-section.log")" = "seed load --no-credi
 else
         fail "openwrt: credit '0' in a section with no name was not heeded: $(cat "$tmp/anonymous-section.log")"
 fi
+# An option or a section type the script does not know is read by
+# nobody: "option Credit '0'" as entropy-gate.conf(5) spells the key, or a
+# typo, would credit against the admin's word. As an unknown key in
+# /etc/entropy-gate.conf does, it turns crediting off, and says so.
+for c in "Credit:config seed 'seed'; option Credit 0" "credits:config seed 'seed'; option credits 0" \
+         "Seed:config Seed 'seed'; option credit 0" "timout:config gate 'gate'; option timout 10s" \
+         "known:config gate 'gate'; option timeout 30s; config seed 'seed'; option credit 1; list credit 1"; do
+        name=unknown-${c%%:*} uci_data=${c#*:}
+        openwrt "$name" 30s fail 10s
+        case $name in
+        unknown-known) want="seed load" ;;
+        *) want="seed load --no-credit" ;;
+        esac
+        if [ "$(grep '^seed load' "$tmp/$name.log")" = "$want" ] &&
+           { [ "$want" = "seed load" ] || grep -q '^kmsg: unknown setting .*not crediting' "$tmp/$name.log"; }; then
+                ok "openwrt: $name ($uci_data): '$want'"
+        else
+                fail "openwrt: $name ($uci_data): not '$want' with a reason: $(cat "$tmp/$name.log")"
+        fi
+done
+unset uci_data
 rm -f "$tmp/uci-file"
 openwrt no-file 30s fail 10s 1 1
 if [ "$(grep '^seed load' "$tmp/no-file.log")" = "seed load" ]; then
