@@ -69,11 +69,12 @@ openwrt() {
                 }
                 reset_cb() { config_cb() { :; }; option_cb() { :; }; list_cb() { :; }; }
                 reset_cb
-                # Sections of type seed: uci_sections (the named one, as
-                # shipped, by default); uci_SECTION_OPTION for one of them.
+                # Sections of type TYPE: uci_TYPE_sections (the one named
+                # TYPE, as shipped, by default); uci_SECTION_OPTION for
+                # one of them.
                 config_foreach() {
-                        local s
-                        for s in ${uci_sections-seed}; do "$1" "$s"; done
+                        local f=$1 s
+                        eval "for s in \${uci_$2_sections-$2}; do \"\$f\" \"\$s\"; done"
                 }
                 config_get() { eval "$1=\${uci_$2_$3-\${uci_$3-\$4}}"; }
                 config_get_bool() {
@@ -143,14 +144,26 @@ for c in "credit-typo:of:0" "credit-empty::0" "credit-quoted:'0':0" "credit-off:
 done
 # "uci add entropy-gate seed" makes a section with no name, as does a
 # "config seed" line with none: the switch there is the admin's word too.
-uci_sections="seed cfg02a1b2" uci_cfg02a1b2_credit=0
+uci_seed_sections="seed cfg02a1b2" uci_cfg02a1b2_credit=0
 openwrt anonymous-section 30s fail 10s
-unset uci_sections uci_cfg02a1b2_credit
+unset uci_seed_sections uci_cfg02a1b2_credit
 if [ "$(grep '^seed load' "$tmp/anonymous-section.log")" = "seed load --no-credit" ]; then
         ok "openwrt: credit '0' in a section with no name: not crediting"
 else
         fail "openwrt: credit '0' in a section with no name was not heeded: $(cat "$tmp/anonymous-section.log")"
 fi
+# The same for the wait: a gate section with no name, added after the
+# shipped one, says how long to wait as surely; "infinity" there must not
+# become 30s, with dropbear's host key made from an unseeded pool after it.
+uci_gate_sections="gate cfg03c4d5e" uci_cfg03c4d5e_timeout=infinity uci_cfg03c4d5e_on_timeout=proceed
+openwrt anonymous-gate-section 30s fail 10s
+unset uci_gate_sections uci_cfg03c4d5e_timeout uci_cfg03c4d5e_on_timeout
+if [ "$(last_wait anonymous-gate-section)" = "--timeout=infinity --on-timeout=proceed --warn-after=10s" ]; then
+        ok "openwrt: timeout 'infinity' in a gate section with no name: the boot waits as it says"
+else
+        fail "openwrt: a gate section with no name was not heeded: $(cat "$tmp/anonymous-gate-section.log")"
+fi
+
 # An option or a section type the script does not know is read by
 # nobody: "option Credit '0'" as entropy-gate.conf(5) spells the key, or a
 # typo, would credit against the admin's word. As an unknown key in
