@@ -431,6 +431,7 @@ static void on_alarm(int sig) {
 int flock_timeout(int fd, uint64_t timeout) {
         struct sigaction sa = { .sa_handler = on_alarm }, old_sa;
         struct itimerval it = {}, old_it;
+        sigset_t unblock, old_mask;
         uint64_t deadline;
         int r;
 
@@ -443,12 +444,22 @@ int flock_timeout(int fd, uint64_t timeout) {
         sigemptyset(&sa.sa_mask);
         if (sigaction(SIGALRM, &sa, &old_sa) < 0)
                 return negative_errno();
+        /* A supervisor may have started us with SIGALRM blocked (the mask
+         * outlives execve): no tick would then ever end the wait. */
+        sigemptyset(&unblock);
+        sigaddset(&unblock, SIGALRM);
+        if (sigprocmask(SIG_UNBLOCK, &unblock, &old_mask) < 0) {
+                r = negative_errno();
+                (void) sigaction(SIGALRM, &old_sa, NULL);
+                return r;
+        }
         /* Ticks, not one shot: a signal that lands just before flock()
          * blocks would otherwise be lost. */
         it.it_interval.tv_usec = it.it_value.tv_usec = 100 * 1000;
         if (setitimer(ITIMER_REAL, &it, &old_it) < 0) {
                 r = negative_errno();
                 (void) sigaction(SIGALRM, &old_sa, NULL);
+                (void) sigprocmask(SIG_SETMASK, &old_mask, NULL);
                 return r;
         }
         for (;;) {
@@ -465,7 +476,10 @@ int flock_timeout(int fd, uint64_t timeout) {
                         break;
                 }
         }
+        /* The timer stopped while SIGALRM is still ours and unblocked: a
+         * last tick is taken by on_alarm(), none is left pending. */
         (void) setitimer(ITIMER_REAL, &old_it, NULL);
         (void) sigaction(SIGALRM, &old_sa, NULL);
+        (void) sigprocmask(SIG_SETMASK, &old_mask, NULL);
         return r;
 }

@@ -6,6 +6,7 @@
 #  - OpenWrt: a value in /etc/config/entropy-gate that entropy-gate refuses
 #    (a typo, an empty option) must not turn the wait off: exit status 2
 #    comes before any waiting, and procd starts dropbear next.
+#    An option or section type it does not read turns crediting off.
 #  - sysvinit: the same for ENTROPY_GATE_OPTS in /etc/default/entropy-gate.
 #  - OpenRC: entropy-seed load failing must still leave the service started,
 #    or OpenRC never runs its stop, the save at shutdown.
@@ -55,12 +56,25 @@ openwrt() {
                         [ "$*" = "-q -c $tmp export uci-file" ] || { echo "uci $*" >>"$FAKE_LOG"; return 99; }
                         return "$uci_strict_rc"
                 }
-                config_load() { [ -e "$UCI_FILE" ]; }
-                # Sections of type seed: uci_sections (the named one, as
-                # shipped, by default); uci_SECTION_OPTION for one of them.
+                # OpenWrt's uci_load: each section and option of the
+                # file (uci_data: config/option/list lines) passed to
+                # config_cb, option_cb and list_cb, then config_cb alone.
+                config_load() {
+                        [ -e "$UCI_FILE" ] || return 0
+                        config() { config_cb "$@"; }
+                        option() { option_cb "$@"; }
+                        list() { list_cb "$@"; }
+                        eval "${uci_data-}"
+                        config_cb
+                }
+                reset_cb() { config_cb() { :; }; option_cb() { :; }; list_cb() { :; }; }
+                reset_cb
+                # Sections of type TYPE: uci_TYPE_sections (the one named
+                # TYPE, as shipped, by default); uci_SECTION_OPTION for
+                # one of them.
                 config_foreach() {
-                        local s
-                        for s in ${uci_sections-seed}; do "$1" "$s"; done
+                        local f=$1 s
+                        eval "for s in \${uci_$2_sections-$2}; do \"\$f\" \"\$s\"; done"
                 }
                 config_get() { eval "$1=\${uci_$2_$3-\${uci_$3-\$4}}"; }
                 config_get_bool() {
@@ -130,14 +144,47 @@ for c in "credit-typo:of:0" "credit-empty::0" "credit-quoted:'0':0" "credit-off:
 done
 # "uci add entropy-gate seed" makes a section with no name, as does a
 # "config seed" line with none: the switch there is the admin's word too.
-uci_sections="seed cfg02a1b2" uci_cfg02a1b2_credit=0
+uci_seed_sections="seed cfg02a1b2" uci_cfg02a1b2_credit=0
 openwrt anonymous-section 30s fail 10s
-unset uci_sections uci_cfg02a1b2_credit
+unset uci_seed_sections uci_cfg02a1b2_credit
 if [ "$(grep '^seed load' "$tmp/anonymous-section.log")" = "seed load --no-credit" ]; then
         ok "openwrt: credit '0' in a section with no name: not crediting"
 else
         fail "openwrt: credit '0' in a section with no name was not heeded: $(cat "$tmp/anonymous-section.log")"
 fi
+# The same for the wait: a gate section with no name, added after the
+# shipped one, says how long to wait as surely; "infinity" there must not
+# become 30s, with dropbear's host key made from an unseeded pool after it.
+uci_gate_sections="gate cfg03c4d5e" uci_cfg03c4d5e_timeout=infinity uci_cfg03c4d5e_on_timeout=proceed
+openwrt anonymous-gate-section 30s fail 10s
+unset uci_gate_sections uci_cfg03c4d5e_timeout uci_cfg03c4d5e_on_timeout
+if [ "$(last_wait anonymous-gate-section)" = "--timeout=infinity --on-timeout=proceed --warn-after=10s" ]; then
+        ok "openwrt: timeout 'infinity' in a gate section with no name: the boot waits as it says"
+else
+        fail "openwrt: a gate section with no name was not heeded: $(cat "$tmp/anonymous-gate-section.log")"
+fi
+
+# An option or a section type the script does not know is read by
+# nobody: "option Credit '0'" as entropy-gate.conf(5) spells the key, or a
+# typo, would credit against the admin's word. As an unknown key in
+# /etc/entropy-gate.conf does, it turns crediting off, and says so.
+for c in "Credit:config seed 'seed'; option Credit 0" "credits:config seed 'seed'; option credits 0" \
+         "Seed:config Seed 'seed'; option credit 0" "timout:config gate 'gate'; option timout 10s" \
+         "known:config gate 'gate'; option timeout 30s; config seed 'seed'; option credit 1; list credit 1"; do
+        name=unknown-${c%%:*} uci_data=${c#*:}
+        openwrt "$name" 30s fail 10s
+        case $name in
+        unknown-known) want="seed load" ;;
+        *) want="seed load --no-credit" ;;
+        esac
+        if [ "$(grep '^seed load' "$tmp/$name.log")" = "$want" ] &&
+           { [ "$want" = "seed load" ] || grep -q '^kmsg: unknown setting .*not crediting' "$tmp/$name.log"; }; then
+                ok "openwrt: $name ($uci_data): '$want'"
+        else
+                fail "openwrt: $name ($uci_data): not '$want' with a reason: $(cat "$tmp/$name.log")"
+        fi
+done
+unset uci_data
 rm -f "$tmp/uci-file"
 openwrt no-file 30s fail 10s 1 1
 if [ "$(grep '^seed load' "$tmp/no-file.log")" = "seed load" ]; then

@@ -973,6 +973,35 @@ def runtime_directory_lock_timeout_credits_nothing_and_says_so(e):
 
 
 @case
+def lock_wait_is_bounded_with_sigalrm_blocked(e):
+    # A supervisor that starts entropy-seed with SIGALRM blocked (the mask
+    # outlives execve): the tick that bounds the wait for a lock must still
+    # come, or a lock held by someone else hangs the boot.
+    import fcntl
+    import signal
+    good = e.make_seed()
+    os.makedirs(e.run, exist_ok=True)
+    for lock, verbs in ((e.seeds, ("load", "save")), (e.run, ("load",))):
+        fd = os.open(lock, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            for verb in verbs:
+                p = subprocess.Popen([SEED_BIN, verb, "--root=" + e.root, "--seed-dir=" + e.seeds_rel], env=e.env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM}))
+                try:
+                    out, _ = p.communicate(timeout=15)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.communicate()
+                    raise Failed(f"{verb} with SIGALRM blocked waited for the lock on {lock} for more than 15 s")
+                check("held its lock for 3" in out, f"{verb} with SIGALRM blocked: no lock timeout said", out)
+        finally:
+            os.close(fd)
+    check(e.credited() == [] and good in e.mixed(), "credited without a lock", out)
+
+
+@case
 def ledger_not_roots_alone(e):
     good = e.make_seed()
     os.makedirs(e.run, exist_ok=True)
