@@ -9,6 +9,7 @@
 #include "config.h"
 #include "entropy-samples.h"
 #include "gate.h"
+#include "io-util.h"
 #include "log.h"
 #include "macro.h"
 #include "multicall.h"
@@ -383,6 +384,8 @@ int entropy_gate_main(int argc, char *argv[]) {
                 fprintf(stderr, "Try '%s --help' for more information.\n", program_invocation_short_name);
                 return GATE_EXIT_USAGE;
         }
+        /* After that check: a closed --ready-fd is an error, never /dev/null. */
+        stdio_ensure_open();
         /* A --ready-fd reader that went away is an error to report, not a
          * reason to die silently. (The notification socket needs nothing:
          * it is sent to with MSG_NOSIGNAL.) */

@@ -212,6 +212,7 @@ int main(int argc, char *argv[]) {
         Config c;
         int r, ret = 0;
 
+        stdio_ensure_open();
         if (argc == 2 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
                 help();
                 return 0;

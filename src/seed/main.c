@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "io-util.h"
 #include "log.h"
 #include "machine-id.h"
 #include "macro.h"
@@ -101,6 +102,7 @@ int entropy_seed_main(int argc, char *argv[]) {
         SeedOptions o;
         int c, r;
 
+        stdio_ensure_open();
         log_open("entropy-seed", LOG_TARGET_STDERR);
 
         /* getopt's own messages would name the program by its path and

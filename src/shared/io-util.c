@@ -428,6 +428,15 @@ static void on_alarm(int sig) {
 /* flock(LOCK_EX) bounded by @timeout: a timer signal installed without
  * SA_RESTART interrupts the wait. The free lock, the common case, costs
  * one system call. */
+void stdio_ensure_open(void) {
+        /* In order: each /dev/null opened takes the lowest free number,
+         * the closed one, as every one below it is open by then. Without
+         * /dev/null nothing can be done, and the rest still runs. */
+        for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+                if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+                        (void) open("/dev/null", O_RDWR | O_NOCTTY);
+}
+
 int flock_timeout(int fd, uint64_t timeout) {
         struct sigaction sa = { .sa_handler = on_alarm }, old_sa;
         struct itimerval it = {}, old_it;

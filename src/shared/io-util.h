@@ -127,6 +127,12 @@ const char *inode_type_to_string(mode_t mode);
  * free lock, the common case, costs one system call. */
 int flock_timeout(int fd, uint64_t timeout_usec);
 
+/* Each of stdin, stdout and stderr that is closed, opened on /dev/null: a
+ * file opened later would otherwise take its number, and what is written to
+ * stdout or stderr would land in it (a seed, a record). Run before any file
+ * is opened. */
+void stdio_ensure_open(void);
+
 /* Wipe @size bytes of @p and free it (NULL is fine). */
 void erase_free(void *p, size_t size);
 

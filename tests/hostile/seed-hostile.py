@@ -1002,6 +1002,30 @@ def lock_wait_is_bounded_with_sigalrm_blocked(e):
 
 
 @case
+def closed_stdio_takes_no_file_of_ours(e):
+    # Started with stdin, stdout and stderr closed (a careless supervisor):
+    # a file opened then takes the lowest free number, 0, 1 or 2, and what
+    # is written to stderr would land in it, the seed among them. Every
+    # file in the tree is opened at 3 or above.
+    strace = shutil.which("strace")
+    if not strace:
+        print("skip closed_stdio_takes_no_file_of_ours: needs strace(1) to see the numbers files are opened at")
+        return
+    good = e.make_seed()
+    for verb in ("load", "save"):
+        log = os.path.join(e.top, f"stdio-{verb}.strace")
+        rc, out = run([strace, "-f", "-qq", "-o", log, "-e", "trace=open,openat,openat2",
+                       "sh", "-c", 'exec "$0" "$@" <&- >&- 2>&-',
+                       SEED_BIN, verb, "--root=" + e.root, "--seed-dir=" + e.seeds_rel], e.env)
+        check(rc == 0, f"{verb} with stdio closed: exit {rc}", out)
+        with open(log) as f:
+            low = [line.strip() for line in f
+                   if e.root in line and line.rstrip().endswith((") = 0", ") = 1", ") = 2"))]
+        check(not low, f"{verb} with stdio closed: files of the tree opened at 0, 1 or 2", "\n".join(low))
+    check(e.credited() == [good], "with stdio closed: the seed not credited once", "\n".join(e.credited()))
+
+
+@case
 def ledger_not_roots_alone(e):
     good = e.make_seed()
     os.makedirs(e.run, exist_ok=True)
