@@ -54,8 +54,8 @@ def attempt(label, args):
 with tempfile.TemporaryDirectory() as tmp:
     img = os.path.join(tmp, "img")
     conf = os.path.join(img, conf_file.lstrip("/"))
-    os.makedirs(os.path.dirname(conf))
-    os.makedirs(os.path.join(img, "etc"))
+    os.makedirs(os.path.dirname(conf), exist_ok=True)
+    os.makedirs(os.path.join(img, "etc"), exist_ok=True)
     with open(os.path.join(img, "etc/machine-id"), "w") as f:
         f.write("0123456789abcdef0123456789abcdef\n")
 

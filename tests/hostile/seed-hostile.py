@@ -1011,12 +1011,13 @@ def closed_stdio_takes_no_file_of_ours(e):
     if not strace:
         print("skip closed_stdio_takes_no_file_of_ours: needs strace(1) to see the numbers files are opened at")
         return
+    env = traced_env(e)
     good = e.make_seed()
     for verb in ("load", "save"):
         log = os.path.join(e.top, f"stdio-{verb}.strace")
         rc, out = run([strace, "-f", "-qq", "-o", log, "-e", "trace=open,openat,openat2",
                        "sh", "-c", 'exec "$0" "$@" <&- >&- 2>&-',
-                       SEED_BIN, verb, "--root=" + e.root, "--seed-dir=" + e.seeds_rel], e.env)
+                       SEED_BIN, verb, "--root=" + e.root, "--seed-dir=" + e.seeds_rel], env)
         check(rc == 0, f"{verb} with stdio closed: exit {rc}", out)
         with open(log) as f:
             low = [line.strip() for line in f
@@ -1050,8 +1051,7 @@ def unlistable_dropin_directory_turns_crediting_off(e):
     os.makedirs(dropins, exist_ok=True)
     with open(os.path.join(dropins, "50-no-credit.conf"), "w") as f:
         f.write("[Seed]\nCredit=no\n")
-    # LeakSanitizer cannot run under ptrace: off, in a sanitizer build.
-    env = dict(e.env, ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":"))
+    env = traced_env(e)
     rc, out = run([strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=getdents64",
                    "--inject=getdents64:error=EIO:when=1",
                    SEED_BIN, "load", "--root=" + e.root, "--seed-dir=" + e.seeds_rel], env)
@@ -1403,6 +1403,12 @@ def opened_for_reading(log, names):
             if not any(flag in line for flag in ("O_PATH", "O_DIRECTORY", "O_CREAT")):
                 bad.append(line.strip())
     return bad
+
+
+def traced_env(e):
+    """@e's environment for a run under strace: LeakSanitizer cannot run
+    under ptrace, so it is off in a sanitizer build."""
+    return dict(e.env, ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":"))
 
 
 def traced(args, env, log):
