@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "ctl.h"
+#include "io-util.h"
 #include "log.h"
 #include "macro.h"
 #include "pager.h"
@@ -247,6 +248,8 @@ int main(int argc, char *argv[]) {
         unsigned nargs;
         int r;
 
+        /* check-image --fix writes into an image while it prints. */
+        stdio_ensure_open();
         log_open("entropyctl", LOG_TARGET_STDERR);
         /* Before any pager takes standard output: is it a terminal? */
         colors_init();

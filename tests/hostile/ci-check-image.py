@@ -337,4 +337,25 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         print("SKIP (this case only): no strace to make a directory unreadable")
 
+    # ---- Started with stdin, stdout and stderr closed: --fix writes into
+    # the image while it prints, and no file of the image is opened at 0, 1
+    # or 2, where what it prints would land.
+    if T.have_strace():
+        shutil.rmtree(img, ignore_errors=True)
+        T.put(img, "etc/machine-id", "0123456789abcdef0123456789abcdef\n", 0o444)
+        T.put(img, "var/lib/entropy-gate/seed", "seed bytes")
+        log = os.path.join(tmp, "stdio.strace")
+        p = subprocess.run(["strace", "-f", "-qq", "-o", log, "-e", "trace=open,openat,openat2",
+                            "sh", "-c", 'exec "$0" "$@" <&- >&- 2>&-', ctl, "check-image", "--fix", img],
+                           capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+        with open(log) as f:
+            low = [line.strip() for line in f
+                   if img in line and line.rstrip().endswith((") = 0", ") = 1", ") = 2"))]
+        F.check(p.returncode == 0 and not low, f"stdio closed: exit {p.returncode}, opened at 0-2: {low}")
+        with open(os.path.join(img, "etc/machine-id")) as f:
+            F.check(f.read() == "uninitialized\n", "stdio closed: /etc/machine-id not reset to 'uninitialized'")
+    else:
+        print("SKIP (this case only): no strace to see the numbers files are opened at")
+
 F.exit("ci-check-image")
