@@ -421,13 +421,6 @@ fail:
         return r;
 }
 
-static void on_alarm(int sig) {
-        /* Nothing: its only job is to interrupt flock() with EINTR. */
-}
-
-/* flock(LOCK_EX) bounded by @timeout: a timer signal installed without
- * SA_RESTART interrupts the wait. The free lock, the common case, costs
- * one system call. */
 void stdio_ensure_open(void) {
         /* In order: each /dev/null opened takes the lowest free number,
          * the closed one, as every one below it is open by then. Without
@@ -437,6 +430,13 @@ void stdio_ensure_open(void) {
                         (void) open("/dev/null", O_RDWR | O_NOCTTY);
 }
 
+static void on_alarm(int sig) {
+        /* Nothing: its only job is to interrupt flock() with EINTR. */
+}
+
+/* flock(LOCK_EX) bounded by @timeout: a timer signal installed without
+ * SA_RESTART interrupts the wait. The free lock, the common case, costs
+ * one system call. */
 int flock_timeout(int fd, uint64_t timeout) {
         struct sigaction sa = { .sa_handler = on_alarm }, old_sa;
         struct itimerval it = {}, old_it;

@@ -1015,9 +1015,8 @@ def closed_stdio_takes_no_file_of_ours(e):
     good = e.make_seed()
     for verb in ("load", "save"):
         log = os.path.join(e.top, f"stdio-{verb}.strace")
-        rc, out = run([strace, "-f", "-qq", "-o", log, "-e", "trace=open,openat,openat2",
-                       "sh", "-c", 'exec "$0" "$@" <&- >&- 2>&-',
-                       SEED_BIN, verb, "--root=" + e.root, "--seed-dir=" + e.seeds_rel], env)
+        rc, out = traced(["sh", "-c", 'exec "$0" "$@" <&- >&- 2>&-',
+                          SEED_BIN, verb, "--root=" + e.root, "--seed-dir=" + e.seeds_rel], env, log)
         check(rc == 0, f"{verb} with stdio closed: exit {rc}", out)
         with open(log) as f:
             low = [line.strip() for line in f
