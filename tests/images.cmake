@@ -6,13 +6,14 @@
 # the two builds also "images-build", to leave them out where no Debian
 # mirror is reachable (`-LE images-build`). CI runs them all.
 # Root and qemu as for the VM tiers (tests/vm/lib.sh); they share its cache
-# (kernel, initramfs, the .debs of the commit) and its lock.
+# (kernel, initramfs, the .debs of the commit), filled under its flock, and
+# run beside the VM tiers as they do (tests/vm.cmake).
 foreach(builder IN ITEMS mmdebstrap mkosi)
   add_test(NAME images-${builder}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/images/run --builder ${builder}
                    --build-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/images-${builder})
   set_tests_properties(images-${builder} PROPERTIES
-    LABELS "images;images-build" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE RESOURCE_LOCK eg-vm-cache TIMEOUT 2700)
+    LABELS "images;images-build" SKIP_RETURN_CODE 77 TIMEOUT 2700)
 endforeach()
 # The seed credential in every hypervisor's form (entropyctl credential),
 # libvirt's validated against libvirt's schema; no boot.

@@ -94,9 +94,11 @@ vm_install_deps() {
     [ ${#want[@]} -gt 0 ] || return 0
     vm_log "installing: ${want[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y --no-install-recommends "${want[@]}" >&2; then
-        apt-get update >&2 || true
-        apt-get install -y --no-install-recommends "${want[@]}" >&2 || true
+    # Tiers run side by side (tests/vm.cmake): wait for another's install.
+    local lock=(-o DPkg::Lock::Timeout=600)
+    if ! apt-get "${lock[@]}" install -y --no-install-recommends "${want[@]}" >&2; then
+        apt-get "${lock[@]}" update >&2 || true
+        apt-get "${lock[@]}" install -y --no-install-recommends "${want[@]}" >&2 || true
     fi
 }
 
@@ -119,8 +121,8 @@ vm_setup() {
 
 # ---------------------------------------------------------------- cache
 
-# Several runs may share one cache (CTest runs the tiers one by one, but a
-# person may start a tier beside them): whoever fills an entry holds this
+# Several runs share one cache (`ctest -j2` runs two tiers side by side, and
+# a person may start a tier beside them): whoever fills an entry holds this
 # lock, the others wait and then find the entry done. Callers run inside
 # $(...), so the lock is released when their subshell exits at the latest.
 vm_cache_lock() {
