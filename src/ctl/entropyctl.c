@@ -32,11 +32,11 @@ static const Verb verbs[] = {
           "Show this boot's events, from kernel start to the units gated on entropy" },
         { "check-image", 0, 1, true,  true,  verb_check_image, "check-image [--root=]ROOT",
           "List what every clone of an image root would share; --fix removes it" },
-        { "plot",        0, 1, false, false, verb_plot,        "plot [TIMELINE.json]",
+        { "plot",        0, 1, true,  false, verb_plot,        "plot [TIMELINE.json]",
           "Draw this boot, or a saved 'timeline --json', as an SVG picture", true },
-        { "metrics",     0, 0, false, false, verb_metrics,     "metrics",
+        { "metrics",     0, 0, true,  false, verb_metrics,     "metrics",
           "Print this boot's results for Prometheus (node_exporter's textfile collector)", true },
-        { "credential",  0, 0, false, false, verb_credential,  "credential",
+        { "credential",  0, 0, true,  false, verb_credential,  "credential",
           "Print a fresh seed for one machine, in the form its hypervisor passes it on", true },
         { "help",        0, 0, false, false, verb_help,        "help",
           "Show this help" },
@@ -52,7 +52,8 @@ static void help(void) {
                "  -h --help                    Show this help\n"
                "     --version                 Show the version\n"
                "     --no-pager                Do not pipe output into a pager\n"
-               "     --json=pretty|short|off   Print JSON (--json alone: pretty)\n"
+               "     --json=pretty|short|off   Print JSON (--json alone: pretty); plot: the boots it\n"
+               "                               would draw; credential: the text in an object\n"
                "  -q --quiet                   Print nothing but errors: the exit status answers\n"
                "     --root=ROOT               check-image: the image's root directory\n"
                "     --fix                     check-image: remove or reset what clones would share\n"
@@ -282,7 +283,7 @@ int main(int argc, char *argv[]) {
                 return CTL_EXIT_USAGE;
         }
         if (json_given && !verb->json) {
-                log_error("'%s' does not take --json (status, timeline and check-image do).", verb->name);
+                log_error("'%s' does not take --json.", verb->name);
                 return CTL_EXIT_USAGE;
         }
         if (image_option && !verb->image) {

@@ -164,3 +164,55 @@ void metrics_write(FILE *f, const MetricsFacts *m) {
                    "Whether the saved seed is bound to another machine-id: this machine may be a clone.",
                    verdict == SEED_VERDICT_OTHER_MACHINE);
 }
+
+/* A duration, or null when it is not known. */
+static void json_usec(JsonWriter *j, const char *key, bool have, uint64_t usec) {
+        if (have && known(usec))
+                json_uint(j, key, usec);
+        else
+                json_null(j, key);
+}
+
+void metrics_write_json(FILE *f, JsonFormat format, const MetricsFacts *m) {
+        SeedVerdict verdict = seed_verdict_classify(m->have_seed ? &m->seed : NULL);
+        bool gate_ran = m->have_gate && m->gate.outcome >= 0;
+        JsonWriter j;
+
+        json_init(&j, f, format);
+        json_object_begin(&j, NULL);
+        json_int(&j, "schema_version", 1);
+        json_string(&j, "version", m->version);
+        if (m->pool_initialized >= 0)
+                json_bool(&j, "pool_initialized", m->pool_initialized > 0);
+        else
+                json_null(&j, "pool_initialized");
+        json_usec(&j, "pool_initialized_usec", m->crng_found, m->crng_usec);
+
+        json_object_begin(&j, "gate");
+        json_bool(&j, "ran", gate_ran);
+        json_string(&j, "outcome", gate_ran ? record_outcome_to_string(m->gate.outcome) : "none");
+        json_usec(&j, "wait_usec", gate_ran, m->gate.waited_usec);
+        json_usec(&j, "released_usec", gate_ran, m->gate.end_usec);
+        json_object_end(&j);
+
+        json_object_begin(&j, "seed");
+        json_bool(&j, "loaded", verdict != SEED_VERDICT_NOT_LOADED);
+        json_bool(&j, "credited", verdict == SEED_VERDICT_CREDITED);
+        json_uint(&j, "credited_bytes", verdict == SEED_VERDICT_CREDITED && known(m->seed.bits) ? m->seed.bits / 8 : 0);
+        json_string(&j, "verdict", seed_verdict_to_string(verdict));
+        json_usec(&j, "file_age_usec", m->seed_file_age_usec >= 0, (uint64_t) m->seed_file_age_usec);
+        json_object_end(&j);
+
+        json_object_begin(&j, "credential");
+        json_bool(&j, "present", m->have_seed && m->seed.credential > CREDENTIAL_NONE);
+        json_bool(&j, "credited", m->have_seed && m->seed.credential == CREDENTIAL_CREDITED);
+        json_object_end(&j);
+
+        if (m->first_boot >= 0)
+                json_bool(&j, "first_boot", m->first_boot > 0 || verdict == SEED_VERDICT_FIRST_BOOT);
+        else
+                json_null(&j, "first_boot");
+        json_string(&j, "ready_source", provenance_verdict_to_string(m->ready_source));
+        json_bool(&j, "clone_suspected", verdict == SEED_VERDICT_OTHER_MACHINE);
+        json_object_end(&j);
+}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "json.h"
 #include "provenance.h"
 #include "runstate.h"
 #include "time-util.h"
@@ -61,3 +62,8 @@ typedef struct MetricsFacts {
  * booleans, every label value of a state set), so that alerts see a value
  * rather than an absence; a duration that is not known is left out. */
 void metrics_write(FILE *f, const MetricsFacts *m);
+
+/* Pure: the same facts as one JSON object (--json=): durations in
+ * microseconds, null where the text leaves a series out, each state set as
+ * the name of its one value. */
+void metrics_write_json(FILE *f, JsonFormat format, const MetricsFacts *m);

@@ -43,52 +43,56 @@ void timeline_done(Timeline *t) {
         free(t->provenance_text);
 }
 
+void timeline_json(JsonWriter *j, const char *key, const Timeline *t) {
+        json_object_begin(j, key);
+        json_int(j, "schema_version", 1);
+        json_array_begin(j, "events");
+        for (unsigned i = 0; i < t->n; i++) {
+                const Event *e = t->events + i;
+
+                json_object_begin(j, NULL);
+                json_uint(j, "monotonic_usec", e->usec);
+                json_string(j, "event", event_kind_to_string(e->kind));
+                json_string(j, "source", e->source);
+                json_string(j, "unit", e->unit);
+                json_string(j, "text", e->text);
+                json_object_end(j);
+        }
+        json_array_end(j);
+        json_array_begin(j, "not_found");
+        for (unsigned i = 0; i < t->n_missing; i++) {
+                json_object_begin(j, NULL);
+                json_string(j, "event", event_kind_to_string(t->missing[i].kind));
+                json_string(j, "text", t->missing[i].text);
+                json_object_end(j);
+        }
+        json_array_end(j);
+        json_array_begin(j, "notes");
+        for (unsigned i = 0; i < t->n_notes; i++)
+                json_string(j, NULL, t->notes[i]);
+        json_array_end(j);
+        if (t->have_provenance) {
+                json_object_begin(j, "provenance");
+                json_string(j, "verdict", provenance_verdict_to_string(t->provenance));
+                json_string(j, "text", t->provenance_text);
+                json_object_end(j);
+        } else
+                json_null(j, "provenance");
+        if (t->entropy_avail.n > 0) {
+                json_object_begin(j, "entropy_avail");
+                json_uint(j, "start_usec", t->entropy_avail_start);
+                provenance_entropy_json(j, "samples", &t->entropy_avail);
+                json_object_end(j);
+        } else
+                json_null(j, "entropy_avail");
+        json_object_end(j);
+}
+
 void timeline_write_json(const Timeline *t, FILE *f, JsonFormat format) {
         JsonWriter j;
 
         json_init(&j, f, format);
-        json_object_begin(&j, NULL);
-        json_int(&j, "schema_version", 1);
-        json_array_begin(&j, "events");
-        for (unsigned i = 0; i < t->n; i++) {
-                const Event *e = t->events + i;
-
-                json_object_begin(&j, NULL);
-                json_uint(&j, "monotonic_usec", e->usec);
-                json_string(&j, "event", event_kind_to_string(e->kind));
-                json_string(&j, "source", e->source);
-                json_string(&j, "unit", e->unit);
-                json_string(&j, "text", e->text);
-                json_object_end(&j);
-        }
-        json_array_end(&j);
-        json_array_begin(&j, "not_found");
-        for (unsigned i = 0; i < t->n_missing; i++) {
-                json_object_begin(&j, NULL);
-                json_string(&j, "event", event_kind_to_string(t->missing[i].kind));
-                json_string(&j, "text", t->missing[i].text);
-                json_object_end(&j);
-        }
-        json_array_end(&j);
-        json_array_begin(&j, "notes");
-        for (unsigned i = 0; i < t->n_notes; i++)
-                json_string(&j, NULL, t->notes[i]);
-        json_array_end(&j);
-        if (t->have_provenance) {
-                json_object_begin(&j, "provenance");
-                json_string(&j, "verdict", provenance_verdict_to_string(t->provenance));
-                json_string(&j, "text", t->provenance_text);
-                json_object_end(&j);
-        } else
-                json_null(&j, "provenance");
-        if (t->entropy_avail.n > 0) {
-                json_object_begin(&j, "entropy_avail");
-                json_uint(&j, "start_usec", t->entropy_avail_start);
-                provenance_entropy_json(&j, "samples", &t->entropy_avail);
-                json_object_end(&j);
-        } else
-                json_null(&j, "entropy_avail");
-        json_object_end(&j);
+        timeline_json(&j, NULL, t);
 }
 
 /* "entropy_avail" of a file: all of it as entropy_samples_parse() would

@@ -84,5 +84,9 @@ int timeline_gather(Timeline *t);
  * of @error_size bytes), -ENOMEM. Events are sorted by time. */
 int timeline_from_json(Timeline *t, const char *text, char *ret_error, size_t error_size);
 
+/* The document "timeline --json" prints; timeline_json() writes it as one
+ * value of a larger document (plot --json), as member @key of an object or
+ * (NULL) an element of an array. */
 void timeline_write_json(const Timeline *t, FILE *f, JsonFormat format);
+void timeline_json(JsonWriter *j, const char *key, const Timeline *t);
 void timeline_done(Timeline *t);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* entropyctl credential [--format=FORMAT] [--bits=N] [--output=FILE]: a
- * fresh seed for one machine, as the system credential entropy-gate.seed
- * in the form its hypervisor or tool takes; entropy-seed credits it on
- * that machine's boot, once. */
+/* entropyctl credential [--format=FORMAT] [--bits=N] [--output=FILE]
+ * [--json=]: a fresh seed for one machine, as the system credential
+ * entropy-gate.seed in the form its hypervisor or tool takes; entropy-seed
+ * credits it on that machine's boot, once. With --json= that text is the
+ * "credential" member of an object that names the format and size. */
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "credential.h"
 #include "credential-format.h"
 #include "ctl.h"
 #include "io-util.h"
@@ -33,11 +35,40 @@ static int write_new_file(const char *path, const void *buf, size_t size) {
         return r;
 }
 
+/* The object --json= prints, into @buf of @size bytes: no stdio buffer or
+ * heap copy of the seed is left behind (the caller erases @buf). Its
+ * length, or -ENOBUFS. */
+static ssize_t format_json(char *buf, size_t size, JsonFormat format, CredentialFormat f, size_t bits,
+                           const char *text) {
+        JsonWriter j;
+        FILE *m;
+        long n;
+
+        m = fmemopen(buf, size, "w");
+        if (!m)
+                return negative_errno();
+        (void) setvbuf(m, NULL, _IONBF, 0);
+        json_init(&j, m, format);
+        json_object_begin(&j, NULL);
+        json_int(&j, "schema_version", 1);
+        json_string(&j, "name", CREDENTIAL_NAME);
+        json_string(&j, "format", credential_format_to_string(f));
+        json_uint(&j, "bits", bits);
+        json_string(&j, "credential", text);
+        json_object_end(&j);
+        n = ferror(m) ? -1 : ftell(m);
+        /* fmemopen() keeps a NUL after what was written: room for it too. */
+        if (fclose(m) != 0 || n < 0 || (size_t) n >= size)
+                return -ENOBUFS;
+        return (ssize_t) n;
+}
+
 int verb_credential(int argc, char *argv[], const CtlArgs *a) {
         CredentialFormat f = a->format >= 0 ? a->format : CREDENTIAL_FORMAT_QEMU_SMBIOS;
         size_t size = (a->bits ?: CREDENTIAL_BITS_DEFAULT) / 8;
         uint8_t seed[CREDENTIAL_BITS_MAX / 8];
-        char text[CREDENTIAL_TEXT_MAX];
+        char text[CREDENTIAL_TEXT_MAX], json[2 * CREDENTIAL_TEXT_MAX];
+        const char *out = text;
         ssize_t n;
         int r, ret = CTL_EXIT_FAILURE;
 
@@ -45,6 +76,12 @@ int verb_credential(int argc, char *argv[], const CtlArgs *a) {
                 log_error("cloud-init cannot deliver the seed: it runs after entropy-seed.service, so a first boot "
                           "would never see it. Pass the SMBIOS string (--format=libvirt, virt-install or qemu-smbios) "
                           "beside cloud-init's data source instead; see entropyctl(1).");
+                return CTL_EXIT_USAGE;
+        }
+        /* A JSON string holds text; the seed's bytes would be sometimes a
+         * string, sometimes an array of numbers. */
+        if (f == CREDENTIAL_FORMAT_RAW && a->json != JSON_FORMAT_OFF) {
+                log_error("--format=raw is the seed's bytes, not text for JSON: use --format=hex with --json.");
                 return CTL_EXIT_USAGE;
         }
         /* Bytes on a terminal are lost, or taken as its controls. */
@@ -78,11 +115,22 @@ int verb_credential(int argc, char *argv[], const CtlArgs *a) {
                 log_error_errno((int) n, "Failed to format the seed as %s: %m", credential_format_to_string(f));
                 goto out;
         }
+        if (a->json != JSON_FORMAT_OFF) {
+                /* The text without its last newline: JSON ends its own line. */
+                if (n > 0 && text[n - 1] == '\n')
+                        text[n - 1] = 0;
+                n = format_json(json, sizeof(json), a->json, f, size * 8, text);
+                if (n < 0) {
+                        log_error_errno((int) n, "Failed to write the seed as JSON: %m");
+                        goto out;
+                }
+                out = json;
+        }
 
         if (a->output)
-                r = write_new_file(a->output, text, (size_t) n);
+                r = write_new_file(a->output, out, (size_t) n);
         else
-                r = loop_write(STDOUT_FILENO, text, (size_t) n);
+                r = loop_write(STDOUT_FILENO, out, (size_t) n);
         if (r == -EEXIST)
                 log_error("%s exists: a seed file is never replaced; remove it first.", a->output);
         else if (r < 0)
@@ -92,5 +140,6 @@ int verb_credential(int argc, char *argv[], const CtlArgs *a) {
 out:
         erase(seed, sizeof(seed));
         erase(text, sizeof(text));
+        erase(json, sizeof(json));
         return ret;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* entropyctl metrics [--output=FILE]: this boot's results for Prometheus.
+/* entropyctl metrics [--output=FILE] [--json=]: this boot's results for
+ * Prometheus, or as one JSON object.
  * node_exporter's textfile collector reads every *.prom file of one
  * directory at each scrape; entropy-gate-metrics.service writes ours there
  * once per boot, after entropy-ready.target. */
@@ -86,7 +87,10 @@ int verb_metrics(int argc, char *argv[], const CtlArgs *a) {
         f = open_memstream(&text, &size);
         if (!f)
                 return log_error_errno(-ENOMEM, "Out of memory."), CTL_EXIT_FAILURE;
-        metrics_write(f, &m);
+        if (a->json != JSON_FORMAT_OFF)
+                metrics_write_json(f, a->json, &m);
+        else
+                metrics_write(f, &m);
         if (fclose(f) != 0)
                 return log_error_errno(-ENOMEM, "Out of memory."), CTL_EXIT_FAILURE;
 

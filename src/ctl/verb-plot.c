@@ -3,7 +3,9 @@
  * saved "timeline --json", as a picture; with --compare= a second boot
  * below it on the same time axis. The name is systemd-analyze's verb for
  * its own picture of a boot, and the picture is drawn from the same model
- * "timeline" prints, so the two never disagree. */
+ * "timeline" prints, so the two never disagree. With --json= (as
+ * systemd-analyze plot takes it) the boots it would draw, each a labelled
+ * "timeline --json" document, instead of the picture. */
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -49,13 +51,30 @@ static int timeline_load(Timeline *t, const char *path) {
         return r;
 }
 
+static void write_json(FILE *f, JsonFormat format, const Timeline *t, char *const *labels, unsigned n) {
+        JsonWriter j;
+
+        json_init(&j, f, format);
+        json_object_begin(&j, NULL);
+        json_int(&j, "schema_version", 1);
+        json_array_begin(&j, "boots");
+        for (unsigned i = 0; i < n; i++) {
+                json_object_begin(&j, NULL);
+                json_string(&j, "label", labels[i]);
+                timeline_json(&j, "timeline", t + i);
+                json_object_end(&j);
+        }
+        json_array_end(&j);
+        json_object_end(&j);
+}
+
 int verb_plot(int argc, char *argv[], const CtlArgs *a) {
         Timeline t[2] = {};
         PlotBoot boots[2];
         char *labels[2] = {};
         const char *paths[2] = { argc > 1 ? argv[1] : NULL, a->compare };
-        _cleanup_free_ char *svg = NULL;
-        size_t svg_size = 0;
+        _cleanup_free_ char *text = NULL;
+        size_t text_size = 0;
         unsigned n = a->compare ? 2 : 1;
         FILE *f;
         int r, ret = CTL_EXIT_FAILURE;
@@ -80,21 +99,25 @@ int verb_plot(int argc, char *argv[], const CtlArgs *a) {
                 plot_boot_from_timeline(t + i, labels[i], boots + i);
         }
 
-        f = open_memstream(&svg, &svg_size);
+        f = open_memstream(&text, &text_size);
         if (!f) {
                 log_error_errno(-errno, "Out of memory.");
                 goto out;
         }
-        plot_write_svg(f, boots, n);
+        if (a->json != JSON_FORMAT_OFF)
+                write_json(f, a->json, t, labels, n);
+        else
+                plot_write_svg(f, boots, n);
         if (fclose(f) != 0) {
                 log_error_errno(-ENOMEM, "Out of memory.");
                 goto out;
         }
 
         /* -q: nothing on standard output; a file asked for is still written. */
-        r = a->quiet && !a->output ? 0 : output_write(a->output, svg, svg_size);
+        r = a->quiet && !a->output ? 0 : output_write(a->output, text, text_size);
         if (r < 0) {
-                log_error_errno(r, "Failed to write the picture to %s: %m", a->output ?: "standard output");
+                log_error_errno(r, "Failed to write the %s to %s: %m", a->json != JSON_FORMAT_OFF ? "boots" : "picture",
+                                a->output ?: "standard output");
                 goto out;
         }
         ret = CTL_EXIT_OK;

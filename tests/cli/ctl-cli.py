@@ -28,7 +28,7 @@ from ctl_schema import validate  # noqa: E402
 
 ctl, ctl_fake, man_dir = sys.argv[1:4]
 schemas = {v: json.load(open(os.path.join(man_dir, f"entropyctl-{v}.schema.json")))
-           for v in ("status", "timeline", "check-image")}
+           for v in ("status", "timeline", "check-image", "plot", "metrics", "credential")}
 failures = 0
 ESC = b"\x1b"
 
@@ -258,7 +258,9 @@ with tempfile.TemporaryDirectory() as tmp:
     for verb, argv, env, want_rc in (("status", ["status"], ENV, 0), ("timeline", ["timeline"], ENV, 0),
                                      ("check-image", ["check-image", image], ENV, 1),
                                      ("check-image", ["check-image", clean], ENV, 0),
-                                     ("status", ["status"], {}, None), ("timeline", ["timeline"], {}, 0)):
+                                     ("status", ["status"], {}, None), ("timeline", ["timeline"], {}, 0),
+                                     ("plot", ["plot"], ENV, 0), ("metrics", ["metrics"], ENV, 0),
+                                     ("credential", ["credential", "--format=libvirt"], {}, 0)):
         binary = ctl if not env else ctl_fake
         docs = {}
         for fmt in ("short", "pretty", None):
@@ -279,7 +281,12 @@ with tempfile.TemporaryDirectory() as tmp:
             for err in validate(doc, schemas[verb]):
                 fail(f"{argv} {opt}: schema: {err}")
             docs[fmt] = doc
-        if verb != "status":   # the status has ages, which move
+        if verb == "plot":     # each boot's timeline as the timeline schema says
+            for fmt, doc in docs.items():
+                for b in doc.get("boots", []):
+                    for err in validate(b.get("timeline"), schemas["timeline"]):
+                        fail(f"plot --json={fmt}: timeline of {b.get('label')!r}: {err}")
+        if verb not in ("status", "metrics", "credential"):   # ages move; a seed is new every time
             check(docs.get("short") == docs.get("pretty") == docs.get(None), f"{argv}: the formats say different things")
         p = run([*argv, "--json=off"], env, binary=binary)
         check(not p.stdout.startswith(b"{"), f"{argv} --json=off printed JSON")

@@ -10,6 +10,7 @@ usage errors.
 
 Usage: ctl-credential.py ENTROPYCTL ENTROPYCTL_FAKE_POOL ENTROPY_SEED_FAKE_POOL
 """
+import json
 import os
 import pty
 import re
@@ -183,6 +184,32 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["credential", f"--output={os.path.join(tmp, 'no/such/dir')}"])
     check(p.returncode == 1, f"--output= in a missing directory: exit 1 ({p.stderr!r})")
 
+# ---- --json=: the same text in an object that names it; a file too
+seen = set()
+for fmt, shape in SHAPES.items():
+    p = run(["credential", f"--format={fmt}", "--bits=256", "--json=short"])
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError:
+        doc = {}
+    text = doc.get("credential", "")
+    m = re.fullmatch(shape.format(hex=f"{HEX}{{64}}"), text + "\n")
+    check(p.returncode == 0 and p.stdout.count(b"\n") == 1 and m is not None and
+          {k: v for k, v in doc.items() if k != "credential"} ==
+          {"schema_version": 1, "name": "entropy-gate.seed", "format": fmt, "bits": 256},
+          f"--json=short --format={fmt}: one line, the text without its newline ({p.returncode}, {p.stdout!r})")
+    if m:
+        seen.add(m.group(1))
+check(len(seen) == len(SHAPES), "--json: a new seed every run")
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "seed.json")
+    p = run(["credential", "--format=hex", "--json", f"--output={out}"])
+    st = os.lstat(out) if os.path.exists(out) else None
+    doc = json.load(open(out)) if st else {}
+    check(p.returncode == 0 and p.stdout == b"" and st and stat.S_IMODE(st.st_mode) == 0o600 and
+          re.fullmatch(f"{HEX}{{128}}", doc.get("credential", "")) is not None and doc.get("bits") == 512,
+          f"--json --output=FILE: the object in a new file, mode 0600 ({p.returncode}, {st}, {doc})")
+
 # ---- raw bytes never on a terminal
 pid, fd = pty.fork()
 if pid == 0:
@@ -208,7 +235,7 @@ for argv, want in ((["credential", "--bits=255"], b"out of range"), (["credentia
                    (["credential", "--format="], b"Unknown --format="),
                    (["credential", "--format=cloud-init"], b"entropy-seed.service"),
                    (["credential", "extra"], b"Usage: entropyctl credential"),
-                   (["credential", "--json"], b"does not take --json"),
+                   (["credential", "--json", "--format=raw"], b"--format=hex with --json"),
                    (["credential", "--fix"], b"does not take --fix"),
                    (["status", "--format=hex"], b"does not take --format="),
                    (["status", "--bits=512"], b"does not take --bits=")):

@@ -47,6 +47,40 @@ ok "metrics written, 0644, atomically, the same as on standard output"
 grep -qxF 'entropy_gate_ready_source{source="jitter"} 1' "$prom" || fail "ready_source is not jitter"
 ok "ready_source: jitter"
 
+# --json=: the same facts as one object, each state set the name of the one
+# series whose value is 1, durations in microseconds; --output= writes it.
+EG_TEST_ROOT=$tmp/root "$ctl" metrics --json=short --output="$tmp/metrics.json" >"$tmp/stdout3" ||
+        fail "metrics --json=short --output= exited $?"
+[ -s "$tmp/stdout3" ] && fail "metrics --json --output= printed to standard output"
+python3 - "$prom" "$tmp/metrics.json" <<'PY' || fail "metrics --json does not say what the text says"
+import json, re, sys
+text = open(sys.argv[1]).read()
+doc = json.load(open(sys.argv[2]))
+def one(name, label):
+    hits = re.findall(r'^%s\{%s="([a-z_-]+)"\} 1$' % (name, label), text, re.M)
+    assert len(hits) == 1, (name, hits)
+    return hits[0]
+def value(name):
+    m = re.search(r"^%s ([0-9.]+)$" % name, text, re.M)
+    return m and m.group(1)
+want = {
+    "gate.outcome": one("entropy_gate_gate_outcome", "outcome"),
+    "seed.verdict": one("entropy_gate_seed_verdict", "reason"),
+    "ready_source": one("entropy_gate_ready_source", "source"),
+    "gate.wait_usec": round(float(value("entropy_gate_gate_wait_seconds")) * 1e6),
+    "gate.released_usec": round(float(value("entropy_gate_gate_released_seconds")) * 1e6),
+    "seed.credited": value("entropy_gate_seed_credited") == "1",
+    "clone_suspected": value("entropy_gate_clone_suspected") == "1",
+    "pool_initialized": value("entropy_gate_pool_initialized") == "1",
+}
+got = {k: (doc[k.split(".")[0]][k.split(".")[1]] if "." in k else doc[k]) for k in want}
+print("metrics --json:", got)
+assert got == want, (got, want)
+assert (doc["schema_version"], doc["gate"]["outcome"], doc["seed"]["verdict"], doc["gate"]["wait_usec"],
+        doc["clone_suspected"]) == (1, "ready", "other_machine", 650000, True), doc
+PY
+ok "metrics --json: the text's facts, as one object"
+
 if command -v promtool >/dev/null; then
         promtool check metrics <"$prom" >"$tmp/promtool" 2>&1 || { cat "$tmp/promtool"; fail "promtool check metrics"; }
         [ -s "$tmp/promtool" ] && { cat "$tmp/promtool"; fail "promtool has remarks on the names"; }

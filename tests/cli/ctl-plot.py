@@ -125,13 +125,27 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["plot"], tmp)
     check(p.returncode == 0 and b"this boot" in p.stdout, f"plot of this boot exits 0 ({p.returncode}, {p.stderr[-300:]!r})")
 
+    # --json=: the boots it would draw, each the timeline it read, in order.
+    p = run(["plot", saved, "--compare=" + cold, "--json=short"], tmp)
+    check(p.returncode == 0 and p.stdout.startswith(b"{") and p.stdout.count(b"\n") == 1,
+          f"plot --json=short: one line of JSON ({p.returncode}, {p.stdout[:80]!r})")
+    doc = json.loads(p.stdout)
+    check([b["label"] for b in doc["boots"]] == ["saved", "boot1-cold"], f"plot --json labels: {doc['boots']}")
+    check(doc["boots"][0]["timeline"] == json.load(open(saved)), "plot --json: the saved timeline as it was read")
+    check(doc["boots"][1]["timeline"]["events"] == json.load(open(cold))["events"],
+          "plot --json: the compared boot's events as they were read")
+    json_out = os.path.join(tmp, "plot.json")
+    p = run(["plot", "--json=pretty", "--output=" + json_out], tmp)
+    check(p.returncode == 0 and not p.stdout and json.load(open(json_out))["boots"][0]["label"] == "this boot",
+          f"plot --json --output= writes this boot's JSON to the file ({p.returncode}, {p.stdout[:80]!r})")
+
     # Errors.
     bad = os.path.join(tmp, "bad.json")
     open(bad, "w").write('{"schema_version": 1, "events": [')
     for args, rc, msg in ((["plot", bad], 1, b"is not a saved 'entropyctl timeline --json'"),
                           (["plot", os.path.join(tmp, "missing.json")], 1, b"Failed to read"),
                           (["plot", cold, cred], 2, b"Usage: entropyctl plot"),
-                          (["plot", "--json"], 2, b"does not take --json"),
+                          (["plot", "--json=yaml"], 2, b"Unknown --json= format"),
                           (["timeline", "--compare=" + cold], 2, b"does not take --compare="),
                           (["status", "--output=" + bad], 2, b"does not take --output="),
                           (["plot", "--output="], 2, b"needs a file")):
