@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "blake2s.h"
 #include "credential.h"
@@ -1051,6 +1053,46 @@ int seed_save(const SeedOptions *o) {
 }
 
 #if ENTROPY_GATE_PROVISION
+/* Whether the directory @dfd holds nothing but what entropy-seed keeps
+ * there (and a file system's lost+found): 1, or 0 with the first other name
+ * in @ret_other, or a negative errno. Asked before provision makes the
+ * directory root's with mode 0700: a Directory= that names /etc or
+ * /var/lib of the image must not take them from everyone else. */
+static int dir_holds_only_ours(int dfd, char *ret_other, size_t size) {
+        static const char *const ours[] = {
+                SEED_FILE_NAME, SEED_CREDENTIALS_NAME, ".#" SEED_FILE_NAME ".new",
+                ".#" SEED_CREDENTIALS_NAME ".new", "lost+found",
+        };
+        struct dirent *de;
+        int fd, r = 1;
+        DIR *d;
+
+        fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        d = fdopendir(fd);
+        if (!d) {
+                r = negative_errno();
+                close(fd);
+                return r;
+        }
+        errno = 0;
+        while (r > 0 && (de = readdir(d))) {
+                bool known = streq(de->d_name, ".") || streq(de->d_name, "..");
+
+                for (size_t i = 0; i < ELEMENTSOF(ours) && !known; i++)
+                        known = streq(de->d_name, ours[i]);
+                if (!known) {
+                        snprintf(ret_other, size, "%s", de->d_name);
+                        r = 0;
+                }
+        }
+        if (r > 0 && errno != 0)
+                r = negative_errno();
+        closedir(d);
+        return r;
+}
+
 /* For image builders: a fresh creditable seed in ROOT's seed directory,
  * bound to the machine-id of the device that will boot it. The tree may
  * be someone else's: every path, read or written, is resolved inside it
@@ -1124,9 +1166,24 @@ int seed_provision(const SeedOptions *o) {
         dfd = seed_dir_open_locked(o->seed_dir, tree, SEED_LOCK_TIMEOUT_USEC, &dst);
         if (dfd < 0)
                 return log_seed_dir_error(dfd, o);
-        /* Rule 6 on the device: root's, and no one else's; on the fd. */
-        if ((dst.uid != 0 && fchown(dfd, 0, 0) < 0) || ((dst.mode & 077) != 0 && fchmod(dfd, 0700) < 0))
-                return log_error_errno(errno, "Failed to make %s root's with mode 0700: %m", o->seed_dir_shown);
+        /* Rule 6 on the device: root's, and no one else's; on the fd. Only
+         * a directory of its own: one that holds other files is the image's
+         * (Directory=/etc), and load would not credit a seed there anyway. */
+        if (dst.uid != 0 || (dst.mode & 077) != 0) {
+                char other[NAME_MAX + 1] = "";
+
+                r = dir_holds_only_ours(dfd, other, sizeof(other));
+                if (r < 0)
+                        return log_error_errno(r, "Failed to read the directory %s: %m", o->seed_dir_shown);
+                if (r == 0)
+                        return log_error_errno(-ENOTEMPTY, "Not provisioning %s: it is not root's with mode 0700 and "
+                                               "holds other files (%s), so it is not a seed directory of its own: "
+                                               "point Directory= at one (the default is %s); nothing changed",
+                                               o->seed_dir_shown, other, SEED_DIR_DEFAULT);
+                if ((dst.uid != 0 && fchown(dfd, 0, 0) < 0) || ((dst.mode & 077) != 0 && fchmod(dfd, 0700) < 0))
+                        return log_error_errno(errno, "Failed to make %s root's with mode 0700: %m",
+                                               o->seed_dir_shown);
+        }
 
         size = seed_size_for_poolsize(pool_size_bits());
         fresh_get(&fresh, size);

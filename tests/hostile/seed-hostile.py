@@ -16,6 +16,7 @@ import hashlib
 import importlib.util
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -145,6 +146,39 @@ def provision_directory_dotdot_in_image_config(e):
     host.unchanged("provision with Directory=/../..", out)
     check(not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")),
           "provision wrote a seed although the image's configuration is broken", out)
+
+
+@case
+def provision_directory_names_a_shared_directory(e):
+    # A careless (or hostile) image configuration names one of the image's
+    # own shared directories. provision used to make it root's with mode
+    # 0700, taking /etc from every other user of the image; now a directory
+    # that is not 0700 and holds other files is left alone, and nothing is
+    # written. A directory of its own (empty, or only ours) is still made
+    # root's 0700.
+    img = image(e.top)
+    conf = img + cli.CONF_FILE
+    os.makedirs(os.path.dirname(conf), exist_ok=True)
+    for shared in ("etc", "var/lib"):
+        with open(conf, "w") as f:
+            f.write(f"[Seed]\nDirectory=/{shared}\n")
+        d = os.path.join(img, shared)
+        open(os.path.join(d, "keep"), "w").close()
+        os.chmod(d, 0o755)
+        rc, out = provision(e, img)
+        mode = stat.S_IMODE(os.stat(d).st_mode)
+        check(rc == 1 and "holds other files" in out and mode == 0o755,
+              f"provision with Directory=/{shared}: exit {rc}, mode {mode:o} (want 1, 755 unchanged)", out)
+        check(not os.path.exists(os.path.join(d, "seed")), f"provision wrote a seed into /{shared}", out)
+    own = os.path.join(img, "var/lib/entropy-gate")
+    os.makedirs(own)
+    os.chmod(own, 0o755)
+    with open(conf, "w") as f:
+        f.write("[Seed]\nDirectory=/var/lib/entropy-gate\n")
+    rc, out = provision(e, img)
+    mode = stat.S_IMODE(os.stat(own).st_mode)
+    check(rc == 0 and mode == 0o700 and os.path.isfile(os.path.join(own, "seed")),
+          f"provision into a directory of its own, mode 755: exit {rc}, mode {mode:o} (want 0, 700, a seed)", out)
 
 
 # Without openat2() (before Linux 5.6, or a seccomp filter that says EPERM
