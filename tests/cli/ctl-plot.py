@@ -20,6 +20,9 @@ import xml.etree.ElementTree as ET
 
 ctl, art, src = sys.argv[1], sys.argv[2], sys.argv[3]
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+from ctl_schema import validate  # noqa: E402
+schemas = {v: json.load(open(os.path.join(src, "man", f"entropyctl-{v}.schema.json"))) for v in ("plot", "timeline")}
 os.makedirs(art, exist_ok=True)
 failed = []
 
@@ -138,6 +141,30 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(["plot", "--json=pretty", "--output=" + json_out], tmp)
     check(p.returncode == 0 and not p.stdout and json.load(open(json_out))["boots"][0]["label"] == "this boot",
           f"plot --json --output= writes this boot's JSON to the file ({p.returncode}, {p.stdout[:80]!r})")
+
+    # A saved timeline from elsewhere: a source this version does not know,
+    # none at all, a unit and a text that are not UTF-8. Its boots are still
+    # documents of the schemas.
+    foreign = os.path.join(tmp, "foreign.json")
+    open(foreign, "wb").write(
+        b'{"schema_version": 1, "events": ['
+        b'{"monotonic_usec": 1, "event": "kernel-started", "source": "firmware", "unit": null, "text": "k"},'
+        b'{"monotonic_usec": 2, "event": "systemd-started", "unit": null, "text": "s"},'
+        b'{"monotonic_usec": 3, "event": "unit-started", "source": "systemd", "unit": "a\xffb.service",'
+        b' "text": "t\xfe"}], "not_found": [], "notes": []}')
+    p = run(["plot", foreign, "--json=short"], tmp)
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError:
+        doc = {}
+    errors = validate(doc, schemas["plot"])
+    for b in doc.get("boots", []):
+        errors += validate(b.get("timeline"), schemas["timeline"], "timeline")
+    check(p.returncode == 0 and doc and not errors, f"plot --json of a foreign timeline: the schemas hold ({p.returncode}, {errors})")
+    events = doc["boots"][0]["timeline"]["events"] if doc else []
+    check([(e["source"], e["unit"]) for e in events] ==
+          [("unknown", None), ("unknown", None), ("systemd", list(b"a\xffb.service"))],
+          f"plot --json of a foreign timeline: sources and units as read ({events})")
 
     # Errors.
     bad = os.path.join(tmp, "bad.json")
