@@ -94,7 +94,8 @@ int verb_metrics(int argc, char *argv[], const CtlArgs *a) {
         if (fclose(f) != 0)
                 return log_error_errno(-ENOMEM, "Out of memory."), CTL_EXIT_FAILURE;
 
-        if (a->quiet && !a->output)
+        /* -q: as for plot. */
+        if (a->quiet && !a->output && a->json == JSON_FORMAT_OFF)
                 return CTL_EXIT_OK;
         r = output_write(a->output, text, size);
         if (r < 0)

@@ -113,8 +113,9 @@ int verb_plot(int argc, char *argv[], const CtlArgs *a) {
                 goto out;
         }
 
-        /* -q: nothing on standard output; a file asked for is still written. */
-        r = a->quiet && !a->output ? 0 : output_write(a->output, text, text_size);
+        /* -q: nothing on standard output; a file asked for, or JSON, is
+         * still written. */
+        r = a->quiet && !a->output && a->json == JSON_FORMAT_OFF ? 0 : output_write(a->output, text, text_size);
         if (r < 0) {
                 log_error_errno(r, "Failed to write the %s to %s: %m", a->json != JSON_FORMAT_OFF ? "boots" : "picture",
                                 a->output ?: "standard output");

@@ -329,6 +329,11 @@ with tempfile.TemporaryDirectory() as tmp:
                        (["-q", "check-image", clean], 0), (["status", "-q"], 0)):
         p = run(argv, ENV)
         check(p.returncode == want and not p.stdout, f"{argv}: exit {p.returncode}, {p.stdout!r}")
+    # entropyctl(1): output asked for with --json= is still printed.
+    for argv in (["-q", "status"], ["-q", "timeline"], ["-q", "plot"], ["-q", "metrics"]):
+        p = run([*argv, "--json=short"], ENV)
+        check(p.returncode == 0 and p.stdout.startswith(b"{") and p.stdout.endswith(b"}\n"),
+              f"{argv} --json=short: exit {p.returncode}, {p.stdout[:60]!r}")
     rc, out = run_pty(["-q", "status"], dict(ENV, **trusted), rows=SHORT)
     check(rc == 0 and out == b"", f"-q on a terminal: {out!r}")
 
