@@ -1172,6 +1172,13 @@ int seed_provision(const SeedOptions *o) {
         if (dst.uid != 0 || (dst.mode & 077) != 0) {
                 char other[NAME_MAX + 1] = "";
 
+                /* The image's /tmp or /var/tmp is empty while it is built:
+                 * its mode, not what it holds, says it is everyone's. */
+                if ((dst.mode & (S_ISVTX | S_IWOTH)) != 0)
+                        return log_error_errno(-EPERM, "Not provisioning %s: anyone may create files in it "
+                                               "(mode %04o), so it is not a seed directory of its own: "
+                                               "point Directory= at one (the default is %s); nothing changed",
+                                               o->seed_dir_shown, (unsigned) (dst.mode & 07777), SEED_DIR_DEFAULT);
                 r = dir_holds_only_ours(dfd, other, sizeof(other));
                 if (r < 0)
                         return log_error_errno(r, "Failed to read the directory %s: %m", o->seed_dir_shown);

@@ -181,6 +181,28 @@ def provision_directory_names_a_shared_directory(e):
           f"provision into a directory of its own, mode 755: exit {rc}, mode {mode:o} (want 0, 700, a seed)", out)
 
 
+@case
+def provision_directory_names_an_empty_shared_directory(e):
+    # The image's /tmp or /var/tmp is empty when the image is built, and
+    # mode 1777: what it holds says nothing, its mode says that it is
+    # everyone's. Neither Directory= nor --seed-dir= may make it root's 0700.
+    for rel, how in (("tmp", "conf"), ("var/tmp", "option"), ("srv/drop", "conf")):
+        img = image(e.top, "img-" + rel.replace("/", "-"))
+        d = os.path.join(img, rel)
+        os.makedirs(d)
+        os.chmod(d, 0o1777 if "tmp" in rel else 0o777)
+        extra = ()
+        if how == "conf":
+            image_config(img, f"[Seed]\nDirectory=/{rel}\n")
+        else:
+            extra = (f"--seed-dir=/{rel}",)
+        rc, out = provision(e, img, *extra)
+        mode = stat.S_IMODE(os.stat(d).st_mode)
+        check(rc == 1 and mode == (0o1777 if "tmp" in rel else 0o777) and os.listdir(d) == [],
+              f"provision into an empty /{rel} everyone may write ({how}): exit {rc}, mode {mode:o}, "
+              f"{os.listdir(d)} (want 1, unchanged, empty)", out)
+
+
 # Without openat2() (before Linux 5.6, or a seccomp filter that says EPERM
 # or ENOSYS) the resolver's rules are applied by hand; without statx() too
 # (before 4.11), mount IDs come from /proc/self/fdinfo.
