@@ -127,8 +127,12 @@ int verb_credential(int argc, char *argv[], const CtlArgs *a) {
                 out = json;
         }
 
+        /* -q: nothing on standard output, the exit status says whether a
+         * seed could be drawn; a file asked for, or JSON, is still written. */
         if (a->output)
                 r = write_new_file(a->output, out, (size_t) n);
+        else if (a->quiet && a->json == JSON_FORMAT_OFF)
+                r = 0;
         else
                 r = loop_write(STDOUT_FILENO, out, (size_t) n);
         if (r == -EEXIST)

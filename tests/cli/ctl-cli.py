@@ -325,12 +325,15 @@ with tempfile.TemporaryDirectory() as tmp:
     print("host timeline:", json.dumps(doc, indent=2))
 
     # ---- -q: the exit status answers
-    for argv, want in ((["-q", "timeline"], 0), (["--quiet", "check-image", image], 1),
-                       (["-q", "check-image", clean], 0), (["status", "-q"], 0)):
-        p = run(argv, ENV)
+    # credential: whether a seed could be drawn (the scripted pool: never).
+    for argv, want, *extra in ((["-q", "timeline"], 0), (["--quiet", "check-image", image], 1),
+                               (["-q", "check-image", clean], 0), (["status", "-q"], 0), (["-q", "plot"], 0),
+                               (["-q", "metrics"], 0), (["-q", "credential"], 0),
+                               (["-q", "credential"], 1, {"FAKE_POOL_READY_AFTER_MS": "never"})):
+        p = run(argv, dict(ENV, **(extra[0] if extra else {})))
         check(p.returncode == want and not p.stdout, f"{argv}: exit {p.returncode}, {p.stdout!r}")
     # entropyctl(1): output asked for with --json= is still printed.
-    for argv in (["-q", "status"], ["-q", "timeline"], ["-q", "plot"], ["-q", "metrics"]):
+    for argv in (["-q", "status"], ["-q", "timeline"], ["-q", "plot"], ["-q", "metrics"], ["-q", "credential"]):
         p = run([*argv, "--json=short"], ENV)
         check(p.returncode == 0 and p.stdout.startswith(b"{") and p.stdout.endswith(b"}\n"),
               f"{argv} --json=short: exit {p.returncode}, {p.stdout[:60]!r}")
