@@ -1059,14 +1059,16 @@ int seed_save(const SeedOptions *o) {
  * directory root's with mode 0700: a Directory= that names /etc or
  * /var/lib of the image must not take them from everyone else. */
 static int dir_holds_only_ours(int dfd, char *ret_other, size_t size) {
-        static const char *const ours[] = {
-                SEED_FILE_NAME, SEED_CREDENTIALS_NAME, ".#" SEED_FILE_NAME ".new",
-                ".#" SEED_CREDENTIALS_NAME ".new", "lost+found",
-        };
+        /* Our files, their temporary names as the atomic write makes them,
+         * and lost+found. */
+        char ours[5][NAME_MAX + 1] = { SEED_FILE_NAME, SEED_CREDENTIALS_NAME, "", "", "lost+found" };
         struct dirent *de;
         int fd, r = 1;
         DIR *d;
 
+        if (write_file_atomic_tmp_name(SEED_FILE_NAME, ours[2], sizeof(ours[2])) < 0 ||
+            write_file_atomic_tmp_name(SEED_CREDENTIALS_NAME, ours[3], sizeof(ours[3])) < 0)
+                return -ENAMETOOLONG;
         fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();

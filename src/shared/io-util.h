@@ -156,6 +156,7 @@ typedef enum WriteFlags {
 int write_file_atomic_at(int dfd, const char *name, const void *buf, size_t size, mode_t mode, WriteFlags flags);
 
 /* The fixed temporary name write_file_atomic_at() uses for @name without
- * WRITE_UNIQUE_TMP, for messages: -EEXIST from it means that something it
- * will not remove (a directory, a file it may not unlink) holds that name. */
+ * WRITE_UNIQUE_TMP, for messages (-EEXIST from it means that something it
+ * will not remove, a directory or a file it may not unlink, holds that
+ * name) and to know it among a directory's names. */
 int write_file_atomic_tmp_name(const char *name, char *ret, size_t size);
