@@ -93,10 +93,30 @@ static bool known(uint64_t v) {
         return v != RUNSTATE_UNKNOWN;
 }
 
+/* What both forms say beyond the facts themselves, decided once, so that
+ * the text and the JSON never disagree. */
+typedef struct Derived {
+        SeedVerdict verdict;
+        bool gate_ran;
+        uint64_t credited_bytes;
+        bool credential_present, credential_credited;
+        int first_boot;                /* -1 unknown */
+} Derived;
+
+static void derive(const MetricsFacts *m, Derived *d) {
+        d->verdict = seed_verdict_classify(m->have_seed ? &m->seed : NULL);
+        d->gate_ran = m->have_gate && m->gate.outcome >= 0;
+        d->credited_bytes = d->verdict == SEED_VERDICT_CREDITED && known(m->seed.bits) ? m->seed.bits / 8 : 0;
+        d->credential_present = m->have_seed && m->seed.credential > CREDENTIAL_NONE;
+        d->credential_credited = m->have_seed && m->seed.credential == CREDENTIAL_CREDITED;
+        d->first_boot = m->first_boot < 0 ? -1 : m->first_boot > 0 || d->verdict == SEED_VERDICT_FIRST_BOOT;
+}
+
 /* Label values are ours (fixed tables and the version), never escaped text. */
 void metrics_write(FILE *f, const MetricsFacts *m) {
-        SeedVerdict verdict = seed_verdict_classify(m->have_seed ? &m->seed : NULL);
-        bool gate_ran = m->have_gate && m->gate.outcome >= 0;
+        Derived d;
+
+        derive(m, &d);
 
         header(f, "entropy_gate_info", "The entropyctl that wrote these metrics.");
         fprintf(f, "entropy_gate_info{version=\"%s\"} 1\n", m->version);
@@ -110,48 +130,47 @@ void metrics_write(FILE *f, const MetricsFacts *m) {
                               "When the kernel said crng init done, in seconds since the kernel started.",
                               m->crng_usec);
 
-        gauge_bool(f, "entropy_gate_gate_ran", "Whether entropy-gate recorded a result in this boot.", gate_ran);
+        gauge_bool(f, "entropy_gate_gate_ran", "Whether entropy-gate recorded a result in this boot.", d.gate_ran);
         header(f, "entropy_gate_gate_outcome",
                "How entropy-gate ended in this boot: the outcome whose value is 1 (none: it did not run).");
         for (int o = 0; o < _RECORD_OUTCOME_MAX; o++)
                 fprintf(f, "entropy_gate_gate_outcome{outcome=\"%s\"} %d\n",
-                        record_outcome_to_string(o), gate_ran && m->gate.outcome == o);
-        fprintf(f, "entropy_gate_gate_outcome{outcome=\"none\"} %d\n", !gate_ran);
-        if (gate_ran && known(m->gate.waited_usec))
+                        record_outcome_to_string(o), d.gate_ran && m->gate.outcome == o);
+        fprintf(f, "entropy_gate_gate_outcome{outcome=\"none\"} %d\n", !d.gate_ran);
+        if (d.gate_ran && known(m->gate.waited_usec))
                 gauge_seconds(f, "entropy_gate_gate_wait_seconds",
                               "How long entropy-gate waited for the CRNG in this boot.", m->gate.waited_usec);
-        if (gate_ran && known(m->gate.end_usec))
+        if (d.gate_ran && known(m->gate.end_usec))
                 gauge_seconds(f, "entropy_gate_gate_released_seconds",
                               "When entropy-gate let the boot go on, in seconds since the kernel started.",
                               m->gate.end_usec);
 
         gauge_bool(f, "entropy_gate_seed_loaded", "Whether entropy-seed load ran in this boot.",
-                   verdict != SEED_VERDICT_NOT_LOADED);
+                   d.verdict != SEED_VERDICT_NOT_LOADED);
         gauge_bool(f, "entropy_gate_seed_credited", "Whether the saved seed was credited to the kernel in this boot.",
-                   verdict == SEED_VERDICT_CREDITED);
+                   d.verdict == SEED_VERDICT_CREDITED);
         header(f, "entropy_gate_seed_credited_bytes", "How many bytes of saved seed were credited in this boot.");
-        fprintf(f, "entropy_gate_seed_credited_bytes %" PRIu64 "\n",
-                verdict == SEED_VERDICT_CREDITED && known(m->seed.bits) ? m->seed.bits / 8 : 0);
+        fprintf(f, "entropy_gate_seed_credited_bytes %" PRIu64 "\n", d.credited_bytes);
         header(f, "entropy_gate_seed_verdict",
                "Why the saved seed was or was not credited in this boot: the reason whose value is 1.");
         for (int v = 0; v < _SEED_VERDICT_MAX; v++)
-                fprintf(f, "entropy_gate_seed_verdict{reason=\"%s\"} %d\n", seed_verdict_to_string(v), verdict == v);
+                fprintf(f, "entropy_gate_seed_verdict{reason=\"%s\"} %d\n", seed_verdict_to_string(v), d.verdict == v);
 
         gauge_bool(f, "entropy_gate_credential_present",
                    "Whether a seed came as the system credential entropy-gate.seed in this boot.",
-                   m->have_seed && m->seed.credential > CREDENTIAL_NONE);
+                   d.credential_present);
         gauge_bool(f, "entropy_gate_credential_credited",
                    "Whether the seed of the system credential was credited in this boot.",
-                   m->have_seed && m->seed.credential == CREDENTIAL_CREDITED);
+                   d.credential_credited);
 
         if (m->seed_file_age_usec >= 0)
                 gauge_seconds(f, "entropy_gate_seed_file_age_seconds",
                               "Age of the seed file on disk; older than this boot means this boot did not replace it.",
                               (usec_t) m->seed_file_age_usec);
-        if (m->first_boot >= 0)
+        if (d.first_boot >= 0)
                 gauge_bool(f, "entropy_gate_first_boot",
                            "Whether this is the machine's first boot (machine-id uninitialized, or systemd says so).",
-                           m->first_boot > 0 || verdict == SEED_VERDICT_FIRST_BOOT);
+                           d.first_boot > 0);
         /* An inference (provenance.h), named as such in its help. */
         header(f, "entropy_gate_ready_source",
                "How the pool most likely became ready in this boot, inferred from what the system shows: "
@@ -162,7 +181,7 @@ void metrics_write(FILE *f, const MetricsFacts *m) {
 
         gauge_bool(f, "entropy_gate_clone_suspected",
                    "Whether the saved seed is bound to another machine-id: this machine may be a clone.",
-                   verdict == SEED_VERDICT_OTHER_MACHINE);
+                   d.verdict == SEED_VERDICT_OTHER_MACHINE);
 }
 
 /* A duration, or null when it is not known. */
@@ -174,10 +193,10 @@ static void json_usec(JsonWriter *j, const char *key, bool have, uint64_t usec) 
 }
 
 void metrics_write_json(FILE *f, JsonFormat format, const MetricsFacts *m) {
-        SeedVerdict verdict = seed_verdict_classify(m->have_seed ? &m->seed : NULL);
-        bool gate_ran = m->have_gate && m->gate.outcome >= 0;
         JsonWriter j;
+        Derived d;
 
+        derive(m, &d);
         json_init(&j, f, format);
         json_object_begin(&j, NULL);
         json_int(&j, "schema_version", 1);
@@ -189,30 +208,30 @@ void metrics_write_json(FILE *f, JsonFormat format, const MetricsFacts *m) {
         json_usec(&j, "pool_initialized_usec", m->crng_found, m->crng_usec);
 
         json_object_begin(&j, "gate");
-        json_bool(&j, "ran", gate_ran);
-        json_string(&j, "outcome", gate_ran ? record_outcome_to_string(m->gate.outcome) : "none");
-        json_usec(&j, "wait_usec", gate_ran, m->gate.waited_usec);
-        json_usec(&j, "released_usec", gate_ran, m->gate.end_usec);
+        json_bool(&j, "ran", d.gate_ran);
+        json_string(&j, "outcome", d.gate_ran ? record_outcome_to_string(m->gate.outcome) : "none");
+        json_usec(&j, "wait_usec", d.gate_ran, m->gate.waited_usec);
+        json_usec(&j, "released_usec", d.gate_ran, m->gate.end_usec);
         json_object_end(&j);
 
         json_object_begin(&j, "seed");
-        json_bool(&j, "loaded", verdict != SEED_VERDICT_NOT_LOADED);
-        json_bool(&j, "credited", verdict == SEED_VERDICT_CREDITED);
-        json_uint(&j, "credited_bytes", verdict == SEED_VERDICT_CREDITED && known(m->seed.bits) ? m->seed.bits / 8 : 0);
-        json_string(&j, "verdict", seed_verdict_to_string(verdict));
+        json_bool(&j, "loaded", d.verdict != SEED_VERDICT_NOT_LOADED);
+        json_bool(&j, "credited", d.verdict == SEED_VERDICT_CREDITED);
+        json_uint(&j, "credited_bytes", d.credited_bytes);
+        json_string(&j, "verdict", seed_verdict_to_string(d.verdict));
         json_usec(&j, "file_age_usec", m->seed_file_age_usec >= 0, (uint64_t) m->seed_file_age_usec);
         json_object_end(&j);
 
         json_object_begin(&j, "credential");
-        json_bool(&j, "present", m->have_seed && m->seed.credential > CREDENTIAL_NONE);
-        json_bool(&j, "credited", m->have_seed && m->seed.credential == CREDENTIAL_CREDITED);
+        json_bool(&j, "present", d.credential_present);
+        json_bool(&j, "credited", d.credential_credited);
         json_object_end(&j);
 
-        if (m->first_boot >= 0)
-                json_bool(&j, "first_boot", m->first_boot > 0 || verdict == SEED_VERDICT_FIRST_BOOT);
+        if (d.first_boot >= 0)
+                json_bool(&j, "first_boot", d.first_boot > 0);
         else
                 json_null(&j, "first_boot");
         json_string(&j, "ready_source", provenance_verdict_to_string(m->ready_source));
-        json_bool(&j, "clone_suspected", verdict == SEED_VERDICT_OTHER_MACHINE);
+        json_bool(&j, "clone_suspected", d.verdict == SEED_VERDICT_OTHER_MACHINE);
         json_object_end(&j);
 }
