@@ -92,14 +92,18 @@ vm_install_deps() {
         esac
     done
     [ ${#want[@]} -gt 0 ] || return 0
-    vm_log "installing: ${want[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    # Tiers run side by side (tests/vm.cmake): wait for another's install.
+    vm_apt_install "${want[@]}" || true
+}
+
+# vm_apt_install PKG...: apt-get install, once more after an update when
+# the first try fails; its status. Tiers run side by side (tests/vm.cmake):
+# each waits for another's dpkg lock rather than fail on it.
+vm_apt_install() {
     local lock=(-o DPkg::Lock::Timeout=600)
-    if ! apt-get "${lock[@]}" install -y --no-install-recommends "${want[@]}" >&2; then
-        apt-get "${lock[@]}" update >&2 || true
-        apt-get "${lock[@]}" install -y --no-install-recommends "${want[@]}" >&2 || true
-    fi
+    vm_log "installing: $*"
+    DEBIAN_FRONTEND=noninteractive apt-get "${lock[@]}" install -y --no-install-recommends "$@" >&2 && return 0
+    apt-get "${lock[@]}" update >&2 || true
+    DEBIAN_FRONTEND=noninteractive apt-get "${lock[@]}" install -y --no-install-recommends "$@" >&2
 }
 
 # The only two reasons to skip: not root, or no TCG-capable qemu even after
