@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check-image.h"
+#include "credential.h"
 #include "io-util.h"
 #include "string-table.h"
 #include "machine-id.h"
@@ -26,6 +27,12 @@
         "random.trust_bootloader=off): every clone would start from the same bytes"
 #define CREDENTIAL_SECRET_WHY "systemd-creds encrypts credentials with it: every clone could decrypt what " \
         "any other encrypted; systemd makes a new one when there is none"
+#define STORED_CREDENTIAL_WHY "systemd's LoadCredential= hands it to entropy-seed.service wherever no hypervisor " \
+        "or boot loader passes one: every clone, its memory of credited credentials its own, would credit the " \
+        "same bytes once, on its first boot"
+#define LOADER_CREDENTIAL_WHY "systemd-stub passes it to every boot as the system credential entropy-seed " \
+        "credits: every clone, its memory of credited credentials its own, would credit the same bytes once, " \
+        "on its first boot"
 #define MACHINE_ID_WHY "every clone would have the same machine ID, and seeds bound to it would pass the binding " \
         "check on each; 'uninitialized' makes systemd generate one at first boot"
 #define DBUS_MACHINE_ID_WHY "D-Bus reads its machine ID here before /etc/machine-id: a file of its own keeps " \
@@ -39,6 +46,7 @@ static const char *const image_kind_table[_IMAGE_KIND_MAX] = {
         [IMAGE_LEGACY_SEED] = "legacy-seed",
         [IMAGE_LOADER_SEED] = "loader-seed",
         [IMAGE_CREDENTIAL_SECRET] = "credential-secret",
+        [IMAGE_SEED_CREDENTIAL] = "seed-credential",
         [IMAGE_MACHINE_ID] = "machine-id",
         [IMAGE_DBUS_MACHINE_ID] = "dbus-machine-id",
 };
@@ -81,6 +89,27 @@ static const ImageCheck fixed_checks_after_legacy[] = {
         { "boot/efi/loader/random-seed", IMAGE_LOADER_SEED, false, "systemd-boot random seed", LOADER_SEED_WHY },
         { "var/lib/systemd/credential.secret", IMAGE_CREDENTIAL_SECRET, false, "systemd credential secret",
           CREDENTIAL_SECRET_WHY },
+        /* Our seed credential where systemd looks for it when nobody
+         * passes one (its credential stores; /run is a tmpfs at boot),
+         * and where systemd-stub finds one to pass on every ESP. */
+        { "etc/credstore/" CREDENTIAL_NAME, IMAGE_SEED_CREDENTIAL, false, "stored seed credential",
+          STORED_CREDENTIAL_WHY },
+        { "etc/credstore.encrypted/" CREDENTIAL_NAME, IMAGE_SEED_CREDENTIAL, false, "stored seed credential",
+          STORED_CREDENTIAL_WHY },
+        { "usr/local/lib/credstore/" CREDENTIAL_NAME, IMAGE_SEED_CREDENTIAL, false, "stored seed credential",
+          STORED_CREDENTIAL_WHY },
+        { "usr/local/lib/credstore.encrypted/" CREDENTIAL_NAME, IMAGE_SEED_CREDENTIAL, false,
+          "stored seed credential", STORED_CREDENTIAL_WHY },
+        { "usr/lib/credstore/" CREDENTIAL_NAME, IMAGE_SEED_CREDENTIAL, false, "stored seed credential",
+          STORED_CREDENTIAL_WHY },
+        { "usr/lib/credstore.encrypted/" CREDENTIAL_NAME, IMAGE_SEED_CREDENTIAL, false, "stored seed credential",
+          STORED_CREDENTIAL_WHY },
+        { "efi/loader/credentials/" CREDENTIAL_NAME ".cred", IMAGE_SEED_CREDENTIAL, false,
+          "boot loader seed credential (systemd-stub)", LOADER_CREDENTIAL_WHY },
+        { "boot/loader/credentials/" CREDENTIAL_NAME ".cred", IMAGE_SEED_CREDENTIAL, false,
+          "boot loader seed credential (systemd-stub)", LOADER_CREDENTIAL_WHY },
+        { "boot/efi/loader/credentials/" CREDENTIAL_NAME ".cred", IMAGE_SEED_CREDENTIAL, false,
+          "boot loader seed credential (systemd-stub)", LOADER_CREDENTIAL_WHY },
         { "etc/machine-id", IMAGE_MACHINE_ID, false, "machine ID", MACHINE_ID_WHY },
         { "var/lib/dbus/machine-id", IMAGE_DBUS_MACHINE_ID, false, "D-Bus machine ID", DBUS_MACHINE_ID_WHY },
 };

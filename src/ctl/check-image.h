@@ -26,6 +26,7 @@ typedef enum ImageKind {
         IMAGE_LEGACY_SEED,           /* a seed of another tool (seed-store.h) */
         IMAGE_LOADER_SEED,           /* systemd-boot's seed on an ESP */
         IMAGE_CREDENTIAL_SECRET,     /* systemd's credential encryption key */
+        IMAGE_SEED_CREDENTIAL,       /* our seed credential, stored where systemd finds it */
         IMAGE_MACHINE_ID,            /* /etc/machine-id */
         IMAGE_DBUS_MACHINE_ID,       /* /var/lib/dbus/machine-id */
         _IMAGE_KIND_MAX,

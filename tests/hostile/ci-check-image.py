@@ -17,6 +17,9 @@ image holds:
   name, never writes the file;
 - this system's root as ROOT however spelled: --fix refused;
 - every offending path reported once, however alike their details;
+- a seed credential planted where systemd or systemd-stub passes it to
+  every boot (a credential store, an ESP): every clone would credit it
+  once; reported, and removed by --fix;
 - the attacks again with openat2() failing (ENOSYS, injected with strace),
   as on kernels before 5.6: the resolver's rules by hand.
 
@@ -357,5 +360,30 @@ with tempfile.TemporaryDirectory() as tmp:
             F.check(f.read() == "uninitialized\n", "stdio closed: /etc/machine-id not reset to 'uninitialized'")
     else:
         print("SKIP (this case only): no strace to see the numbers files are opened at")
+
+    # ---- A seed credential planted in the image: systemd's LoadCredential=
+    # finds entropy-gate.seed in a credential store when no hypervisor
+    # passes one, and systemd-stub hands one on the ESP to every boot. Each
+    # clone, its memory of credited credentials fresh (--fix removes the
+    # image's), would credit the same bytes once, on its first boot: a
+    # finding, removed by --fix, the name only.
+    stores = ["etc/credstore", "etc/credstore.encrypted", "usr/lib/credstore", "usr/lib/credstore.encrypted",
+              "usr/local/lib/credstore", "usr/local/lib/credstore.encrypted"]
+    planted = [d + "/entropy-gate.seed" for d in stores] + \
+        [esp + "/loader/credentials/entropy-gate.seed.cred" for esp in ("efi", "boot", "boot/efi")]
+    for rel in planted:
+        for fix in ([], ["--fix"]):
+            shutil.rmtree(img, ignore_errors=True)
+            T.put(img, "etc/machine-id", "uninitialized\n", 0o444)
+            T.put(img, rel, os.urandom(64))
+            T.put(host, "srv/cred", "host credential")
+            os.link(os.path.join(host, "srv/cred"), os.path.join(img, rel + ".other"))
+            doc = attempt(f"seed credential /{rel}", img, host, fix, want_rc=0 if fix else 1)
+            if doc:
+                got = [(f["path"], f["kind"], f["action"]) for f in doc["findings"]]
+                F.check(got == [("/" + rel, "seed-credential", "remove")], f"seed credential /{rel}: {got}")
+            F.check(os.path.exists(os.path.join(img, rel)) != bool(fix),
+                    f"seed credential /{rel} {fix}: {'left' if fix else 'removed'}")
+    os.unlink(os.path.join(host, "srv/cred"))
 
 F.exit("ci-check-image")
