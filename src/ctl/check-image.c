@@ -110,6 +110,13 @@ static const ImageCheck fixed_checks_after_legacy[] = {
           "boot loader seed credential (systemd-stub)", LOADER_CREDENTIAL_WHY },
         { "boot/efi/loader/credentials/" CREDENTIAL_NAME ".cred", IMAGE_SEED_CREDENTIAL, false,
           "boot loader seed credential (systemd-stub)", LOADER_CREDENTIAL_WHY },
+        /* And beside each unified kernel image, for that kernel alone. */
+        { "efi/EFI/Linux/*.efi.extra.d/" CREDENTIAL_NAME ".cred", IMAGE_SEED_CREDENTIAL, false,
+          "boot loader seed credential (systemd-stub)", LOADER_CREDENTIAL_WHY, true },
+        { "boot/EFI/Linux/*.efi.extra.d/" CREDENTIAL_NAME ".cred", IMAGE_SEED_CREDENTIAL, false,
+          "boot loader seed credential (systemd-stub)", LOADER_CREDENTIAL_WHY, true },
+        { "boot/efi/EFI/Linux/*.efi.extra.d/" CREDENTIAL_NAME ".cred", IMAGE_SEED_CREDENTIAL, false,
+          "boot loader seed credential (systemd-stub)", LOADER_CREDENTIAL_WHY, true },
         { "etc/machine-id", IMAGE_MACHINE_ID, false, "machine ID", MACHINE_ID_WHY },
         { "var/lib/dbus/machine-id", IMAGE_DBUS_MACHINE_ID, false, "D-Bus machine ID", DBUS_MACHINE_ID_WHY },
 };
@@ -641,26 +648,17 @@ static bool is_checked_path(const ImageCheck *checks, size_t n, const char *dir,
         return false;
 }
 
-/* Every entry of the directory @c->path, but those checked on their own:
- * the directory is walked once and each entry looked at relative to it. */
-static int scan_directory(const Tree *t, const ImageCheck *c, const ImageCheck *checks, size_t n_checks,
-                          FindingList *l) {
+/* The names in the directory @dfd that end in @suffix ("": every name but
+ * "." and ".."), sorted, in a new NULL-terminated array of *ret_n. A
+ * directory that cannot be read to its end is an error: a part of it is no
+ * answer. */
+static int dir_names_sorted(int dfd, const char *suffix, char ***ret, size_t *ret_n) {
         _cleanup_strv_free_ char **names = NULL;
-        _cleanup_close_ int dfd = -EBADF;
-        ImageFinding f = {};
-        size_t n = 0, allocated = 0;
+        size_t n = 0, allocated = 0, sl = strlen(suffix);
         DIR *d;
         int fd, r = 0;
 
-        dfd = walk_dir(t, c->path, strlen(c->path), &f);
-        if (dfd < 0) {
-                if (dfd == -ENOENT || dfd == -ENOMEM) {
-                        finding_done(&f);
-                        return dfd == -ENOENT ? 0 : dfd;
-                }
-                return add_finding(l, c, c->path, &f);
-        }
-        /* A second fd for readdir: the first stays ours for the *at() calls. */
+        /* A second fd for readdir: @dfd stays the caller's for the *at() calls. */
         fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
         d = fd >= 0 ? fdopendir(fd) : NULL;
         if (!d) {
@@ -668,10 +666,11 @@ static int scan_directory(const Tree *t, const ImageCheck *c, const ImageCheck *
                 safe_close(fd);
                 return r;
         }
-        /* A directory that cannot be read to its end fails the check: a
-         * part of it is no answer. */
         for (struct dirent *de; (r = dir_next(d, &de)) > 0;) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                size_t l = strlen(de->d_name);
+
+                if (streq(de->d_name, ".") || streq(de->d_name, "..") ||
+                    (sl > 0 && (l <= sl || !streq(de->d_name + l - sl, suffix))))
                         continue;
                 /* Doubling: a directory of a million entries costs a
                  * million copies in all, not half a million squared. */
@@ -699,6 +698,32 @@ static int scan_directory(const Tree *t, const ImageCheck *c, const ImageCheck *
                 return r;
         if (n > 0)
                 qsort(names, n, sizeof(char *), compare_strings);
+        *ret = TAKE_PTR(names);
+        *ret_n = n;
+        return 0;
+}
+
+/* Every entry of the directory @c->path, but those checked on their own:
+ * the directory is walked once and each entry looked at relative to it. */
+static int scan_directory(const Tree *t, const ImageCheck *c, const ImageCheck *checks, size_t n_checks,
+                          FindingList *l) {
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_close_ int dfd = -EBADF;
+        ImageFinding f = {};
+        size_t n = 0;
+        int r;
+
+        dfd = walk_dir(t, c->path, strlen(c->path), &f);
+        if (dfd < 0) {
+                if (dfd == -ENOENT || dfd == -ENOMEM) {
+                        finding_done(&f);
+                        return dfd == -ENOENT ? 0 : dfd;
+                }
+                return add_finding(l, c, c->path, &f);
+        }
+        r = dir_names_sorted(dfd, "", &names, &n);
+        if (r < 0)
+                return r;
 
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *path = NULL;
@@ -714,6 +739,71 @@ static int scan_directory(const Tree *t, const ImageCheck *c, const ImageCheck *
                 if (r < 0) {
                         finding_done(&f);
                         return r;
+                }
+                r = add_finding(l, c, path, &f);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* @c->path is a directory, a component "*SUFFIX" and a name: that name in
+ * every directory in the first whose name ends in SUFFIX (systemd-stub's
+ * "UKI.efi.extra.d"), each walked as any other step is: a symlink, a mount
+ * point there is a finding of its own. */
+static int scan_each_dir(const Tree *t, const ImageCheck *c, FindingList *l) {
+        _cleanup_strv_free_ char **names = NULL;
+        _cleanup_free_ char *suffix = NULL;
+        _cleanup_close_ int dfd = -EBADF;
+        const char *star = strstr(c->path, "/*"), *name;
+        ImageFinding f = {};
+        size_t n = 0, len;
+        int r;
+
+        if (!star || !(name = strchr(star + 2, '/')))
+                return -EINVAL;
+        len = (size_t) (star - c->path);
+        suffix = strndup(star + 2, (size_t) (name - star - 2));
+        if (!suffix)
+                return -ENOMEM;
+        name++;
+
+        dfd = walk_dir(t, c->path, len, &f);
+        if (dfd < 0) {
+                if (dfd == -ENOENT || dfd == -ENOMEM) {
+                        finding_done(&f);
+                        return dfd == -ENOENT ? 0 : dfd;
+                }
+                return add_finding(l, c, c->path, &f);
+        }
+        r = dir_names_sorted(dfd, suffix, &names, &n);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *path = NULL;
+                _cleanup_close_ int sfd = -EBADF;
+
+                if (asprintf(&path, "%.*s/%s/%s", (int) len, c->path, names[i], name) < 0) {
+                        path = NULL;
+                        return -ENOMEM;
+                }
+                f = (ImageFinding) {};
+                sfd = step_dir(t, dfd, names[i], path, len + 1 + strlen(names[i]), &f);
+                if (sfd == -ENOENT || sfd == -ENOTDIR || sfd == -ENOMEM) {
+                        /* Gone, or a file by that name: systemd-stub reads
+                         * directories only. */
+                        finding_done(&f);
+                        if (sfd == -ENOMEM)
+                                return sfd;
+                        continue;
+                }
+                if (sfd >= 0) {
+                        r = look_at(t, sfd, c, path, name, &f);
+                        if (r < 0) {
+                                finding_done(&f);
+                                return r;
+                        }
                 }
                 r = add_finding(l, c, path, &f);
                 if (r < 0)
@@ -805,6 +895,7 @@ int image_scan(int root_fd, ImageFlags flags, const ImageCheck *checks, size_t n
         r = tree_init(&t, root_fd, flags);
         for (size_t i = 0; i < n_checks && r >= 0; i++)
                 r = checks[i].directory ? scan_directory(&t, checks + i, checks, n_checks, &l) :
+                        checks[i].each ? scan_each_dir(&t, checks + i, &l) :
                         look(&t, checks + i, &l);
         if (r >= 0)
                 r = dedupe(&l);

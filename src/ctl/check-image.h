@@ -86,13 +86,16 @@ typedef struct ImageCheck {
         bool directory;              /* every file in the directory @path is a finding */
         const char *what;            /* "entropy-gate seed", "systemd random seed", ... */
         const char *why;             /* why sharing it matters */
+        bool each;                   /* @path is "DIR/" "*SUFFIX/NAME": NAME in each directory of
+                                      * DIR whose name ends in SUFFIX */
 } ImageCheck;
 
 /* Everything to look at in an image whose configuration puts our seed in
  * @seed_dir (absolute and normalized, as the image sees it; trailing
  * slashes are dropped): our seed and credential memory, every legacy seed
  * and SeedRNG's directories (seed-store.h), systemd-boot's seed on each
- * ESP mount point, systemd's credential secret, and both machine IDs. A
+ * ESP mount point, systemd's credential secret, our seed credential where
+ * systemd or systemd-stub would pass it to every boot, and both machine IDs. A
  * new array of *ret_n checks: free with image_checks_free(). 0, -EINVAL
  * for a @seed_dir with a "." or ".." or empty component, or -ENOMEM. */
 int image_checks_build(const char *seed_dir, ImageCheck **ret, size_t *ret_n);

@@ -205,6 +205,8 @@ with tempfile.TemporaryDirectory() as tmp:
          "/usr/lib/credstore.encrypted/entropy-gate.seed", "seed-credential", "remove"),
         ({"boot/efi/loader/credentials/entropy-gate.seed.cred": b"c" * 64},
          "/boot/efi/loader/credentials/entropy-gate.seed.cred", "seed-credential", "remove"),
+        ({"efi/EFI/Linux/debian.efi.extra.d/entropy-gate.seed.cred": b"c" * 64},
+         "/efi/EFI/Linux/debian.efi.extra.d/entropy-gate.seed.cred", "seed-credential", "remove"),
         ({"etc/machine-id": MACHINE_ID}, "/etc/machine-id", "machine-id", "reset"),
         ({"etc/machine-id": "not an id\n"}, "/etc/machine-id", "machine-id", "reset"),
         ({"var/lib/dbus/machine-id": MACHINE_ID}, "/var/lib/dbus/machine-id", "dbus-machine-id", "symlink"),

@@ -18,8 +18,8 @@ image holds:
 - this system's root as ROOT however spelled: --fix refused;
 - every offending path reported once, however alike their details;
 - a seed credential planted where systemd or systemd-stub passes it to
-  every boot (a credential store, an ESP): every clone would credit it
-  once; reported, and removed by --fix;
+  every boot (a credential store, an ESP, beside a UKI): every clone
+  would credit it once; reported, and removed by --fix;
 - the attacks again with openat2() failing (ENOSYS, injected with strace),
   as on kernels before 5.6: the resolver's rules by hand.
 
@@ -370,7 +370,8 @@ with tempfile.TemporaryDirectory() as tmp:
     stores = ["etc/credstore", "etc/credstore.encrypted", "usr/lib/credstore", "usr/lib/credstore.encrypted",
               "usr/local/lib/credstore", "usr/local/lib/credstore.encrypted"]
     planted = [d + "/entropy-gate.seed" for d in stores] + \
-        [esp + "/loader/credentials/entropy-gate.seed.cred" for esp in ("efi", "boot", "boot/efi")]
+        [esp + "/loader/credentials/entropy-gate.seed.cred" for esp in ("efi", "boot", "boot/efi")] + \
+        [esp + "/EFI/Linux/debian.efi.extra.d/entropy-gate.seed.cred" for esp in ("efi", "boot", "boot/efi")]
     for rel in planted:
         for fix in ([], ["--fix"]):
             shutil.rmtree(img, ignore_errors=True)
@@ -378,12 +379,25 @@ with tempfile.TemporaryDirectory() as tmp:
             T.put(img, rel, os.urandom(64))
             T.put(host, "srv/cred", "host credential")
             os.link(os.path.join(host, "srv/cred"), os.path.join(img, rel + ".other"))
-            doc = attempt(f"seed credential /{rel}", img, host, fix, want_rc=0 if fix else 1)
+            if ".efi.extra.d" in rel:
+                # Beside the UKI's own directory: a file of that name, and
+                # a link to the host's directory, which is reported.
+                uki = os.path.dirname(os.path.dirname(rel))
+                T.put(img, uki + "/other.efi.extra.d", "not a directory")
+                os.symlink(os.path.join(host, "srv"), os.path.join(img, uki, "host.efi.extra.d"))
+                T.put(host, "srv/entropy-gate.seed.cred", "host credential")
+            doc = attempt(f"seed credential /{rel}", img, host, fix,
+                          want_rc=0 if fix and ".efi.extra.d" not in rel else 1)
             if doc:
-                got = [(f["path"], f["kind"], f["action"]) for f in doc["findings"]]
+                got = [(f["path"], f["kind"], f["action"]) for f in doc["findings"] if f["state"] == "found"]
                 F.check(got == [("/" + rel, "seed-credential", "remove")], f"seed credential /{rel}: {got}")
+                if ".efi.extra.d" in rel:
+                    F.check([f["detail"] for f in doc["findings"] if f["state"] != "found"] ==
+                            [f"/{uki}/host.efi.extra.d is a symlink to {host}/srv: not followed"],
+                            f"seed credential /{rel}: {doc['findings']}")
             F.check(os.path.exists(os.path.join(img, rel)) != bool(fix),
                     f"seed credential /{rel} {fix}: {'left' if fix else 'removed'}")
     os.unlink(os.path.join(host, "srv/cred"))
+    os.unlink(os.path.join(host, "srv/entropy-gate.seed.cred"))
 
 F.exit("ci-check-image")
