@@ -98,9 +98,13 @@ int parse_duration(const char *s, usec_t *ret) {
                         return -EINVAL; /* a bare number only stands alone: "1min 30" is ambiguous */
                 s = p;
 
-                if (whole > (USEC_INFINITY - 1) / mult)
+                /* The fraction counts too: "18446744073709.9s" must not
+                 * wrap past 2^64 into a wait of a third of a second. It is
+                 * below @mult, so the bound cannot underflow. */
+                usec_t fraction = frac * mult / frac_div;
+                if (whole > (USEC_INFINITY - 1 - fraction) / mult)
                         return -ERANGE;
-                usec_t v = whole * mult + frac * mult / frac_div;
+                usec_t v = whole * mult + fraction;
                 if (v >= USEC_INFINITY - total)
                         return -ERANGE;
                 total += v;
