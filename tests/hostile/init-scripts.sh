@@ -7,7 +7,8 @@
 #    (a typo, an empty option) must not turn the wait off: exit status 2
 #    comes before any waiting, and procd starts dropbear next.
 #    An option or section type it does not read turns crediting off.
-#  - sysvinit: the same for ENTROPY_GATE_OPTS in /etc/default/entropy-gate.
+#  - sysvinit: the same for ENTROPY_GATE_OPTS in /etc/default/entropy-gate,
+#    and OpenRC for gate_timeout, gate_on_timeout and gate_opts.
 #  - OpenRC: entropy-seed load failing must still leave the service started,
 #    or OpenRC never runs its stop, the save at shutdown.
 # Usage: init-scripts.sh SOURCE_DIR ENTROPY_GATE
@@ -256,6 +257,32 @@ for c in "--timeout=30 s --on-timeout=proceed" "--timout=30s" "--on-timeout=cont
                 ok "sysvinit: ENTROPY_GATE_OPTS=\"$c\" refused: the gate still waits, as the configuration file says"
         else
                 fail "sysvinit: ENTROPY_GATE_OPTS=\"$c\" refused, and no wait followed: $(cat "$FAKE_LOG")"
+        fi
+done
+
+# OpenRC's entropy-gate with settings in its conf.d file that the gate
+# refuses: exit status 2 comes before any waiting, and a service only
+# ordered after the gate ("after entropy-gate") would start at once, one
+# that needs it never. It must wait as the configuration file says.
+sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/openrc/entropy-gate.in" >"$tmp/openrc-gate"
+for c in "gate_timeout=30 s" "gate_on_timeout=continue" "gate_opts=--timout=30s" "gate_timeout=-h"; do
+        FAKE_LOG=$tmp/openrc-gate.log
+        : >"$FAKE_LOG"
+        (
+                ebegin() { :; }
+                eend() { return "${1:-0}"; }
+                ewarn() { echo "ewarn: $*" >>"$FAKE_LOG"; }
+                set +u # as openrc-run runs it: conf.d may leave any unset
+                . "$tmp/openrc-gate"
+                eval "${c%%=*}=\${c#*=}"
+                FAKE_GATE_RC=0 start
+        )
+        rc=$?
+        if [ "$rc" = 0 ] && [ "$(tail -n 1 "$FAKE_LOG")" = "" ] && [ "$(grep -c '' "$FAKE_LOG")" = 3 ] &&
+           grep -q '^ewarn: .*refused' "$FAKE_LOG"; then
+                ok "openrc: $c refused: the gate still waits, as the configuration file says, and says why"
+        else
+                fail "openrc: $c refused, and no wait followed (exit $rc): $(cat "$FAKE_LOG")"
         fi
 done
 
