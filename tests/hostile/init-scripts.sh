@@ -11,6 +11,8 @@
 #    and OpenRC for gate_timeout, gate_on_timeout and gate_opts.
 #  - OpenRC: entropy-seed load failing must still leave the service started,
 #    or OpenRC never runs its stop, the save at shutdown.
+#  - every one: a NOTIFY_SOCKET in the environment (from the kernel command
+#    line, a container manager) is never handed to the gate.
 # Usage: init-scripts.sh SOURCE_DIR ENTROPY_GATE
 set -u
 src=$1 gate=$2
@@ -22,11 +24,12 @@ ok() { echo "ok: $*"; }
 
 # A gate that takes what entropy-gate(8) takes (the real one parses the
 # command line: with --help it exits 0 or 2 and waits for nothing), logs
-# each command line, and is never ready: --timeout=0 times out (3), and so
+# each command line (and a NOTIFY_SOCKET it was given), and is never ready: --timeout=0 times out (3), and so
 # does every other wait (FAKE_GATE_RC).
 cat >"$tmp/entropy-gate" <<EOF
 #!/bin/sh
 echo "\$*" >>"\$FAKE_LOG"
+[ -n "\${NOTIFY_SOCKET-}" ] && echo "NOTIFY_SOCKET=\$NOTIFY_SOCKET \$*" >>"$tmp/notify.log"
 "$gate" "\$@" --help >/dev/null 2>&1 || exit
 [ "\$1" = --timeout=0 ] && exit "\${FAKE_READY_RC:-3}"
 exit "\${FAKE_GATE_RC:-3}"
@@ -285,6 +288,44 @@ for c in "gate_timeout=30 s" "gate_on_timeout=continue" "gate_opts=--timout=30s"
                 fail "openrc: $c refused, and no wait followed (exit $rc): $(cat "$FAKE_LOG")"
         fi
 done
+
+# A NOTIFY_SOCKET in the environment of a boot without systemd is someone
+# else's: a container manager's, meant for the whole container (s6-overlay
+# under podman), or a NOTIFY_SOCKET= on the kernel command line, which the
+# kernel hands to init as a variable. The gate must not send READY=1 there;
+# and one that names nothing made it exit 1 with the pool ready, before
+# it wrote --ready-fd: s6 never marked it ready, runit ran it for ever, the
+# OpenWrt boot made no machine-id (so never credited), the initrd panicked.
+# The services' run scripts end where they stay up (busybox runs sleep
+# as a builtin: it is cut, not stood in for).
+sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/runit/core-services/05-entropy-gate.sh.in" >"$tmp/runit-05.sh"
+for f in runit/sv/entropy-gate s6/entropy-gate; do
+        sed -e "s|@EG_SBINDIR@|$tmp|g" -e 's/^\(.*\)exec \(sleep\|s6-pause\).*/\1exit 0/' \
+            "$src/init/$f/run.in" >"$tmp/$(echo "${f%%/*}" | tr -d /)-run"
+done
+printf 'ENTROPY_GATE_OPTS="--timeout=30s"\n' >"$sysv/default"
+# no_notify NAME COMMAND: COMMAND (eval'd) with a NOTIFY_SOCKET that names
+# nothing in its environment runs the gate, and never with it.
+no_notify() {
+        : >"$tmp/notify.log"
+        FAKE_LOG=$tmp/notify-$1.log
+        : >"$FAKE_LOG"
+        (
+                export NOTIFY_SOCKET=/nonexistent/notify FAKE_READY_RC=0 FAKE_GATE_RC=0
+                eval "$2"
+        ) >/dev/null 2>&1
+        if grep -q '^--\|^$' "$FAKE_LOG" "$tmp/$1.log" 2>/dev/null && [ ! -s "$tmp/notify.log" ]; then
+                ok "$1: the gate runs without the NOTIFY_SOCKET of a boot without systemd"
+        else
+                fail "$1: the gate was given NOTIFY_SOCKET, or did not run: $(cat "$tmp/notify.log" "$FAKE_LOG")"
+        fi
+}
+no_notify openwrt-notify 'openwrt openwrt-notify 30s fail 10s'
+no_notify sysvinit-notify 'sh "$sysv/entropy-gate" start'
+no_notify openrc-notify 'ebegin() { :; }; eend() { :; }; ewarn() { :; }; set +u; . "$tmp/openrc-gate"; start'
+no_notify runit-stage1-notify 'set +u; . "$tmp/runit-05.sh"'
+no_notify runit-sv-notify 'sh "$tmp/runit-run"'
+no_notify s6-notify 'sh "$tmp/s6-run" 3>/dev/null'
 
 # OpenRC's entropy-seed: start() with a load that fails.
 sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/openrc/entropy-seed.in" >"$tmp/openrc-seed"
