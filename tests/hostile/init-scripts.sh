@@ -125,6 +125,19 @@ for c in "timeout=30 s:30 s:fail:10s" "timeout=empty::fail:10s" "on_timeout=Proc
         fi
 done
 
+# A value longer than the kernel takes for one argument (128 KiB): the
+# shell cannot run the gate with it at all (exit status 126, "Argument
+# list too long"), which is no more a wait than a refused value is. The
+# boot must still wait with the defaults, and say why.
+huge=$(head -c 200000 /dev/zero | tr '\0' 1)
+openwrt huge-value "${huge}s" fail 10s
+if [ "$(last_wait huge-value)" = "--timeout=30s --on-timeout=fail" ] &&
+   [ "$(cat "$tmp/huge-value.rc")" = 3 ] && grep -q '^kmsg: .*waiting with the defaults' "$tmp/huge-value.log"; then
+        ok "openwrt: a timeout of 200000 bytes: the boot still waits 30s (fail), and says why"
+else
+        fail "openwrt: a timeout of 200000 bytes: the wait was not made with the defaults (exit $(cat "$tmp/huge-value.rc")): $(cut -c 1-300 "$tmp/huge-value.log")"
+fi
+
 # The credit switch fails closed, as Credit= in /etc/entropy-gate.conf
 # does: a value that is not a boolean, or a configuration file that uci
 # cannot parse (config_load drops the bad line and succeeds; a strict
@@ -262,13 +275,22 @@ for c in "--timeout=30 s --on-timeout=proceed" "--timout=30s" "--on-timeout=cont
                 fail "sysvinit: ENTROPY_GATE_OPTS=\"$c\" refused, and no wait followed: $(cat "$FAKE_LOG")"
         fi
 done
+# One option too long to pass at all (exit status 126): the gate never ran.
+printf 'ENTROPY_GATE_OPTS="--timeout=%s"\n' "$huge" >"$sysv/default"
+: >"$FAKE_LOG"
+sh "$sysv/entropy-gate" start 2>/dev/null
+if [ "$(cat "$FAKE_LOG")" = "" ] && [ "$(grep -c '' "$FAKE_LOG")" = 1 ]; then
+        ok "sysvinit: an ENTROPY_GATE_OPTS of 200000 bytes: the gate still waits, as the configuration file says"
+else
+        fail "sysvinit: an ENTROPY_GATE_OPTS of 200000 bytes, and no wait followed: $(cut -c 1-300 "$FAKE_LOG")"
+fi
 
 # OpenRC's entropy-gate with settings in its conf.d file that the gate
 # refuses: exit status 2 comes before any waiting, and a service only
 # ordered after the gate ("after entropy-gate") would start at once, one
 # that needs it never. It must wait as the configuration file says.
 sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/openrc/entropy-gate.in" >"$tmp/openrc-gate"
-for c in "gate_timeout=30 s" "gate_on_timeout=continue" "gate_opts=--timout=30s" "gate_timeout=-h"; do
+for c in "gate_timeout=30 s" "gate_on_timeout=continue" "gate_opts=--timout=30s" "gate_timeout=-h" "gate_timeout=$huge"; do
         FAKE_LOG=$tmp/openrc-gate.log
         : >"$FAKE_LOG"
         (
@@ -281,11 +303,12 @@ for c in "gate_timeout=30 s" "gate_on_timeout=continue" "gate_opts=--timout=30s"
                 FAKE_GATE_RC=0 start
         )
         rc=$?
-        if [ "$rc" = 0 ] && [ "$(tail -n 1 "$FAKE_LOG")" = "" ] && [ "$(grep -c '' "$FAKE_LOG")" = 3 ] &&
-           grep -q '^ewarn: .*refused' "$FAKE_LOG"; then
-                ok "openrc: $c refused: the gate still waits, as the configuration file says, and says why"
+        # The first run is logged unless it could not be run at all.
+        if [ "$rc" = 0 ] && [ "$(tail -n 1 "$FAKE_LOG")" = "" ] && grep -q '^ewarn: .*refused' "$FAKE_LOG" &&
+           [ "$(grep -c '' "$FAKE_LOG")" = "$([ ${#c} -gt 1000 ] && echo 2 || echo 3)" ]; then
+                ok "openrc: $(echo "$c" | cut -c 1-40) refused: the gate still waits, as the configuration file says, and says why"
         else
-                fail "openrc: $c refused, and no wait followed (exit $rc): $(cat "$FAKE_LOG")"
+                fail "openrc: $(echo "$c" | cut -c 1-40) refused, and no wait followed (exit $rc): $(cut -c 1-300 "$FAKE_LOG")"
         fi
 done
 
