@@ -80,7 +80,9 @@ openwrt() {
                         local f=$1 s
                         eval "for s in \${uci_$2_sections-$2}; do \"\$f\" \"\$s\"; done"
                 }
-                config_get() { eval "$1=\${uci_$2_$3-\${uci_$3-\$4}}"; }
+                # As OpenWrt's: an option set to '' reads as the default
+                # (\${CONFIG_...:-default}), never as ''.
+                config_get() { eval "$1=\${uci_$2_$3-\${uci_$3-}}"; eval "$1=\${$1:-\$4}"; }
                 config_get_bool() {
                         local _tmp
                         config_get _tmp "$2" "$3" "$4"
@@ -110,7 +112,7 @@ else
         fail "openwrt: valid settings: $(cat "$tmp/valid.log")"
 fi
 
-for c in "timeout=30 s:30 s:fail:10s" "timeout=empty::fail:10s" "on_timeout=Proceed:30s:Proceed:10s" \
+for c in "timeout=30 s:30 s:fail:10s" "on_timeout=Proceed:30s:Proceed:10s" \
          "warn_after=off:30s:fail:off" "timeout=-1:-1:fail:10s"; do
         name=${c%%:*} rest=${c#*:}
         t=${rest%%:*} rest=${rest#*:}
@@ -138,6 +140,20 @@ else
         fail "openwrt: a timeout of 200000 bytes: the wait was not made with the defaults (exit $(cat "$tmp/huge-value.rc")): $(cut -c 1-300 "$tmp/huge-value.log")"
 fi
 
+# An option set to '' never reaches the gate: OpenWrt's config_get reads
+# it as the default. The wait is then the default one, and says so.
+: >"$tmp/uci-file"
+uci_data="config gate 'gate'; option timeout ''"
+openwrt timeout-empty "" fail 10s
+unset uci_data
+if [ "$(last_wait timeout-empty)" = "--timeout=30s --on-timeout=fail --warn-after=10s" ] &&
+   grep -q "^kmsg: invalid setting .*timeout=''" "$tmp/timeout-empty.log"; then
+        ok "openwrt: timeout '': the boot waits 30s (fail), and says why"
+else
+        fail "openwrt: timeout '': $(cat "$tmp/timeout-empty.log")"
+fi
+rm -f "$tmp/uci-file"
+
 # The credit switch fails closed, as Credit= in /etc/entropy-gate.conf
 # does: a value that is not a boolean, or a configuration file that uci
 # cannot parse (config_load drops the bad line and succeeds; a strict
@@ -147,7 +163,11 @@ for c in "credit-typo:of:0" "credit-empty::0" "credit-quoted:'0':0" "credit-off:
          "unparsed:0:1" "unparsed-on:1:1"; do
         name=${c%%:*} rest=${c#*:}
         v=${rest%%:*} lrc=${rest#*:}
+        # What config_load hands the callbacks for it (config_get reads
+        # '' as its default).
+        uci_data="config seed 'seed'; option credit '$v'"
         openwrt "$name" 30s fail 10s "$v" "$lrc"
+        unset uci_data
         case $name in
         credit-yes) want="seed load" ;;
         *) want="seed load --no-credit" ;;
