@@ -40,14 +40,24 @@ static const struct {
 int parse_duration(const char *s, usec_t *ret) {
         usec_t total = 0;
         bool any = false;
+        const char *e;
 
         if (!s)
                 return -EINVAL;
         while (isspace((unsigned char) *s))
                 s++;
-        if (streq(s, "infinity")) {
-                *ret = USEC_INFINITY;
-                return 0;
+        /* Space around it is taken as it is around "30s": "infinity "
+         * (a quoted value, a careless edit) must not become a bounded
+         * wait where one falls back to a default. */
+        e = startswith(s, "infinity");
+        if (e) {
+                while (isspace((unsigned char) *e))
+                        e++;
+                if (*e == 0) {
+                        *ret = USEC_INFINITY;
+                        return 0;
+                }
+                return -EINVAL;
         }
 
         for (;;) {

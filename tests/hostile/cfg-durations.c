@@ -45,6 +45,25 @@ static void test_parse_duration_never_wraps(void **state) {
         }
 }
 
+/* "infinity" takes the space around it that "30s" takes: " 3s " was
+ * 3 s, "infinity " was refused, and OpenWrt's script then waited its
+ * default 30 s where the admin meant to hold the boot. */
+static void test_infinity_with_space(void **state) {
+        static const char *const good[] = { "infinity ", " infinity\n", "\tinfinity\t" };
+        static const char *const bad[] = { "infinity x", "infinity 3s", "infinityinfinity" };
+
+        for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+                usec_t u = 7;
+                assert_int_equal(parse_duration(good[i], &u), 0);
+                assert_true(u == USEC_INFINITY);
+        }
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                usec_t u = 7;
+                assert_true(parse_duration(bad[i], &u) < 0);
+                assert_true(u == 7);
+        }
+}
+
 /* The same values in the configuration file and on the kernel command
  * line: refused (the default, infinity, stays) or huge, never short. */
 static void test_config_never_wraps(void **state) {
@@ -70,6 +89,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_duration_never_wraps),
                 cmocka_unit_test(test_config_never_wraps),
+                cmocka_unit_test(test_infinity_with_space),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
