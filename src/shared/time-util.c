@@ -40,14 +40,24 @@ static const struct {
 int parse_duration(const char *s, usec_t *ret) {
         usec_t total = 0;
         bool any = false;
+        const char *e;
 
         if (!s)
                 return -EINVAL;
         while (isspace((unsigned char) *s))
                 s++;
-        if (streq(s, "infinity")) {
-                *ret = USEC_INFINITY;
-                return 0;
+        /* Space around it is taken as it is around "30s": "infinity "
+         * (a quoted value, a careless edit) must not become a bounded
+         * wait where one falls back to a default. */
+        e = startswith(s, "infinity");
+        if (e) {
+                while (isspace((unsigned char) *e))
+                        e++;
+                if (*e == 0) {
+                        *ret = USEC_INFINITY;
+                        return 0;
+                }
+                return -EINVAL;
         }
 
         for (;;) {
@@ -98,9 +108,13 @@ int parse_duration(const char *s, usec_t *ret) {
                         return -EINVAL; /* a bare number only stands alone: "1min 30" is ambiguous */
                 s = p;
 
-                if (whole > (USEC_INFINITY - 1) / mult)
+                /* The fraction counts too: "18446744073709.9s" must not
+                 * wrap past 2^64 into a wait of a third of a second. It is
+                 * below @mult, so the bound cannot underflow. */
+                usec_t fraction = frac * mult / frac_div;
+                if (whole > (USEC_INFINITY - 1 - fraction) / mult)
                         return -ERANGE;
-                usec_t v = whole * mult + frac * mult / frac_div;
+                usec_t v = whole * mult + fraction;
                 if (v >= USEC_INFINITY - total)
                         return -ERANGE;
                 total += v;

@@ -44,6 +44,10 @@ endif()
 # bytes or units than the caps, a byte order mark.
 eg_hostile_input_test(cfg-load cfg-load.c)
 
+# Durations near the largest a usec_t holds: refused or as long as they
+# say, never wrapped into a short wait.
+eg_hostile_input_test(cfg-durations cfg-durations.c)
+
 # The initrd's entropy_gate.initrd= switch, read as the kernel splits the
 # command line (quoted values, 0xA0), never as the shell does.
 eg_hostile_input_test(initrd-cmdline initrd-cmdline.sh

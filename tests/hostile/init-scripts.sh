@@ -7,9 +7,12 @@
 #    (a typo, an empty option) must not turn the wait off: exit status 2
 #    comes before any waiting, and procd starts dropbear next.
 #    An option or section type it does not read turns crediting off.
-#  - sysvinit: the same for ENTROPY_GATE_OPTS in /etc/default/entropy-gate.
+#  - sysvinit: the same for ENTROPY_GATE_OPTS in /etc/default/entropy-gate,
+#    and OpenRC for gate_timeout, gate_on_timeout and gate_opts.
 #  - OpenRC: entropy-seed load failing must still leave the service started,
 #    or OpenRC never runs its stop, the save at shutdown.
+#  - every one: a NOTIFY_SOCKET in the environment (from the kernel command
+#    line, a container manager) is never handed to the gate.
 # Usage: init-scripts.sh SOURCE_DIR ENTROPY_GATE
 set -u
 src=$1 gate=$2
@@ -21,11 +24,12 @@ ok() { echo "ok: $*"; }
 
 # A gate that takes what entropy-gate(8) takes (the real one parses the
 # command line: with --help it exits 0 or 2 and waits for nothing), logs
-# each command line, and is never ready: --timeout=0 times out (3), and so
+# each command line (and a NOTIFY_SOCKET it was given), and is never ready: --timeout=0 times out (3), and so
 # does every other wait (FAKE_GATE_RC).
 cat >"$tmp/entropy-gate" <<EOF
 #!/bin/sh
 echo "\$*" >>"\$FAKE_LOG"
+[ -n "\${NOTIFY_SOCKET-}" ] && echo "NOTIFY_SOCKET=\$NOTIFY_SOCKET \$*" >>"$tmp/notify.log"
 "$gate" "\$@" --help >/dev/null 2>&1 || exit
 [ "\$1" = --timeout=0 ] && exit "\${FAKE_READY_RC:-3}"
 exit "\${FAKE_GATE_RC:-3}"
@@ -76,7 +80,9 @@ openwrt() {
                         local f=$1 s
                         eval "for s in \${uci_$2_sections-$2}; do \"\$f\" \"\$s\"; done"
                 }
-                config_get() { eval "$1=\${uci_$2_$3-\${uci_$3-\$4}}"; }
+                # As OpenWrt's: an option set to '' reads as the default
+                # (\${CONFIG_...:-default}), never as ''.
+                config_get() { eval "$1=\${uci_$2_$3-\${uci_$3-}}"; eval "$1=\${$1:-\$4}"; }
                 config_get_bool() {
                         local _tmp
                         config_get _tmp "$2" "$3" "$4"
@@ -106,7 +112,7 @@ else
         fail "openwrt: valid settings: $(cat "$tmp/valid.log")"
 fi
 
-for c in "timeout=30 s:30 s:fail:10s" "timeout=empty::fail:10s" "on_timeout=Proceed:30s:Proceed:10s" \
+for c in "timeout=30 s:30 s:fail:10s" "on_timeout=Proceed:30s:Proceed:10s" \
          "warn_after=off:30s:fail:off" "timeout=-1:-1:fail:10s"; do
         name=${c%%:*} rest=${c#*:}
         t=${rest%%:*} rest=${rest#*:}
@@ -121,6 +127,33 @@ for c in "timeout=30 s:30 s:fail:10s" "timeout=empty::fail:10s" "on_timeout=Proc
         fi
 done
 
+# A value longer than the kernel takes for one argument (128 KiB): the
+# shell cannot run the gate with it at all (exit status 126, "Argument
+# list too long"), which is no more a wait than a refused value is. The
+# boot must still wait with the defaults, and say why.
+huge=$(head -c 200000 /dev/zero | tr '\0' 1)
+openwrt huge-value "${huge}s" fail 10s
+if [ "$(last_wait huge-value)" = "--timeout=30s --on-timeout=fail" ] &&
+   [ "$(cat "$tmp/huge-value.rc")" = 3 ] && grep -q '^kmsg: .*waiting with the defaults' "$tmp/huge-value.log"; then
+        ok "openwrt: a timeout of 200000 bytes: the boot still waits 30s (fail), and says why"
+else
+        fail "openwrt: a timeout of 200000 bytes: the wait was not made with the defaults (exit $(cat "$tmp/huge-value.rc")): $(cut -c 1-300 "$tmp/huge-value.log")"
+fi
+
+# An option set to '' never reaches the gate: OpenWrt's config_get reads
+# it as the default. The wait is then the default one, and says so.
+: >"$tmp/uci-file"
+uci_data="config gate 'gate'; option timeout ''"
+openwrt timeout-empty "" fail 10s
+unset uci_data
+if [ "$(last_wait timeout-empty)" = "--timeout=30s --on-timeout=fail --warn-after=10s" ] &&
+   grep -q "^kmsg: invalid setting .*timeout=''" "$tmp/timeout-empty.log"; then
+        ok "openwrt: timeout '': the boot waits 30s (fail), and says why"
+else
+        fail "openwrt: timeout '': $(cat "$tmp/timeout-empty.log")"
+fi
+rm -f "$tmp/uci-file"
+
 # The credit switch fails closed, as Credit= in /etc/entropy-gate.conf
 # does: a value that is not a boolean, or a configuration file that uci
 # cannot parse (config_load drops the bad line and succeeds; a strict
@@ -130,7 +163,11 @@ for c in "credit-typo:of:0" "credit-empty::0" "credit-quoted:'0':0" "credit-off:
          "unparsed:0:1" "unparsed-on:1:1"; do
         name=${c%%:*} rest=${c#*:}
         v=${rest%%:*} lrc=${rest#*:}
+        # What config_load hands the callbacks for it (config_get reads
+        # '' as its default).
+        uci_data="config seed 'seed'; option credit '$v'"
         openwrt "$name" 30s fail 10s "$v" "$lrc"
+        unset uci_data
         case $name in
         credit-yes) want="seed load" ;;
         *) want="seed load --no-credit" ;;
@@ -258,6 +295,80 @@ for c in "--timeout=30 s --on-timeout=proceed" "--timout=30s" "--on-timeout=cont
                 fail "sysvinit: ENTROPY_GATE_OPTS=\"$c\" refused, and no wait followed: $(cat "$FAKE_LOG")"
         fi
 done
+# One option too long to pass at all (exit status 126): the gate never ran.
+printf 'ENTROPY_GATE_OPTS="--timeout=%s"\n' "$huge" >"$sysv/default"
+: >"$FAKE_LOG"
+sh "$sysv/entropy-gate" start 2>/dev/null
+if [ "$(cat "$FAKE_LOG")" = "" ] && [ "$(grep -c '' "$FAKE_LOG")" = 1 ]; then
+        ok "sysvinit: an ENTROPY_GATE_OPTS of 200000 bytes: the gate still waits, as the configuration file says"
+else
+        fail "sysvinit: an ENTROPY_GATE_OPTS of 200000 bytes, and no wait followed: $(cut -c 1-300 "$FAKE_LOG")"
+fi
+
+# OpenRC's entropy-gate with settings in its conf.d file that the gate
+# refuses: exit status 2 comes before any waiting, and a service only
+# ordered after the gate ("after entropy-gate") would start at once, one
+# that needs it never. It must wait as the configuration file says.
+sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/openrc/entropy-gate.in" >"$tmp/openrc-gate"
+for c in "gate_timeout=30 s" "gate_on_timeout=continue" "gate_opts=--timout=30s" "gate_timeout=-h" "gate_timeout=$huge"; do
+        FAKE_LOG=$tmp/openrc-gate.log
+        : >"$FAKE_LOG"
+        (
+                ebegin() { :; }
+                eend() { return "${1:-0}"; }
+                ewarn() { echo "ewarn: $*" >>"$FAKE_LOG"; }
+                set +u # as openrc-run runs it: conf.d may leave any unset
+                . "$tmp/openrc-gate"
+                eval "${c%%=*}=\${c#*=}"
+                FAKE_GATE_RC=0 start
+        )
+        rc=$?
+        # The first run is logged unless it could not be run at all.
+        if [ "$rc" = 0 ] && [ "$(tail -n 1 "$FAKE_LOG")" = "" ] && grep -q '^ewarn: .*refused' "$FAKE_LOG" &&
+           [ "$(grep -c '' "$FAKE_LOG")" = "$([ ${#c} -gt 1000 ] && echo 2 || echo 3)" ]; then
+                ok "openrc: $(echo "$c" | cut -c 1-40) refused: the gate still waits, as the configuration file says, and says why"
+        else
+                fail "openrc: $(echo "$c" | cut -c 1-40) refused, and no wait followed (exit $rc): $(cut -c 1-300 "$FAKE_LOG")"
+        fi
+done
+
+# A NOTIFY_SOCKET in the environment of a boot without systemd is someone
+# else's: a container manager's, meant for the whole container (s6-overlay
+# under podman), or a NOTIFY_SOCKET= on the kernel command line, which the
+# kernel hands to init as a variable. The gate must not send READY=1 there;
+# and one that names nothing made it exit 1 with the pool ready, before
+# it wrote --ready-fd: s6 never marked it ready, runit ran it for ever, the
+# OpenWrt boot made no machine-id (so never credited), the initrd panicked.
+# The services' run scripts end where they stay up (busybox runs sleep
+# as a builtin: it is cut, not stood in for).
+sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/runit/core-services/05-entropy-gate.sh.in" >"$tmp/runit-05.sh"
+for f in runit/sv/entropy-gate s6/entropy-gate; do
+        sed -e "s|@EG_SBINDIR@|$tmp|g" -e 's/^\(.*\)exec \(sleep\|s6-pause\).*/\1exit 0/' \
+            "$src/init/$f/run.in" >"$tmp/$(echo "${f%%/*}" | tr -d /)-run"
+done
+printf 'ENTROPY_GATE_OPTS="--timeout=30s"\n' >"$sysv/default"
+# no_notify NAME COMMAND: COMMAND (eval'd) with a NOTIFY_SOCKET that names
+# nothing in its environment runs the gate, and never with it.
+no_notify() {
+        : >"$tmp/notify.log"
+        FAKE_LOG=$tmp/notify-$1.log
+        : >"$FAKE_LOG"
+        (
+                export NOTIFY_SOCKET=/nonexistent/notify FAKE_READY_RC=0 FAKE_GATE_RC=0
+                eval "$2"
+        ) >/dev/null 2>&1
+        if grep -q '^--\|^$' "$FAKE_LOG" "$tmp/$1.log" 2>/dev/null && [ ! -s "$tmp/notify.log" ]; then
+                ok "$1: the gate runs without the NOTIFY_SOCKET of a boot without systemd"
+        else
+                fail "$1: the gate was given NOTIFY_SOCKET, or did not run: $(cat "$tmp/notify.log" "$FAKE_LOG")"
+        fi
+}
+no_notify openwrt-notify 'openwrt openwrt-notify 30s fail 10s'
+no_notify sysvinit-notify 'sh "$sysv/entropy-gate" start'
+no_notify openrc-notify 'ebegin() { :; }; eend() { :; }; ewarn() { :; }; set +u; . "$tmp/openrc-gate"; start'
+no_notify runit-stage1-notify 'set +u; . "$tmp/runit-05.sh"'
+no_notify runit-sv-notify 'sh "$tmp/runit-run"'
+no_notify s6-notify 'sh "$tmp/s6-run" 3>/dev/null'
 
 # OpenRC's entropy-seed: start() with a load that fails.
 sed "s|@EG_SBINDIR@|$tmp|g" "$src/init/openrc/entropy-seed.in" >"$tmp/openrc-seed"

@@ -6,7 +6,8 @@
 # still run; "quiet<0xA0>entropy_gate.initrd=0" is two to the kernel, so the
 # switch is set. The helper (as built, pointed at the test binaries) runs in
 # a private mount namespace with its own /proc/cmdline, /run and /dev/kmsg;
-# the dracut unit must ask the same question.
+# the dracut unit must ask the same question. NOTIFY_SOCKET= on the command
+# line, which the kernel hands init as a variable, is not answered.
 # Usage: initrd-cmdline.sh HELPER GATE_FAKEPOOL SEED_FAKEPOOL DRACUT_GATE_UNIT
 set -u
 helper_src=$1 gate=$2 seed=$3 unit=$4
@@ -68,6 +69,20 @@ gated invalid 'entropy_gate.initrd=perhaps'
 skipped nbsp "$(printf 'quiet\240entropy_gate.initrd=0')"
 skipped plain 'ro entropy_gate.initrd=0 quiet'
 skipped quoted-whole 'ro "entropy_gate.initrd=off"'
+
+# A parameter the kernel does not know with a '=' and no '.' in its name
+# reaches init as a variable: NOTIFY_SOCKET= on the command line is in
+# the environment of initramfs-tools' init and of dracut's hooks, where no
+# service manager listens. The gate must not answer it: one that names
+# nothing made it exit 1 with the pool ready, and the initrd panicked.
+mkdir -p "$tmp/notify-socket" && printf 'quiet NOTIFY_SOCKET=/nonexistent/notify\n' >"$tmp/notify-socket/cmdline"
+NOTIFY_SOCKET=/nonexistent/notify run notify-socket
+if [ "$(cat "$tmp/notify-socket/rc")" = 0 ] && grep -qx 'OUTCOME=ready' "$tmp/notify-socket/run/entropy-gate/gate"; then
+        ok "notify-socket: NOTIFY_SOCKET from the kernel command line is not answered; the gate released"
+else
+        fail "notify-socket: exit $(cat "$tmp/notify-socket/rc") with NOTIFY_SOCKET from the kernel command line"
+        sed 's/^/    /' "$tmp/notify-socket/kmsg" "$tmp/notify-socket/out"
+fi
 
 # The dracut unit (an initrd with systemd) asks the gate the same question.
 if grep -q '^ExecCondition=.*entropy-gate --initrd-enabled$' "$unit"; then
