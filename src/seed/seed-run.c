@@ -250,6 +250,7 @@ typedef struct Load {
         int dfd;                     /* the locked seed directory, or -errno */
         FileStat dir_stat;
         bool dir_volatile;           /* an overlay over a tmpfs, the initramfs: forgets all at reboot */
+        bool dir_in_memory;          /* a tmpfs, a RAM disk (or cannot tell): empty at every boot */
         bool dir_idmapped;           /* on an idmapped mount: the owners it shows are not the disk's */
         char dir_id[LEDGER_ID_MAX];
         int ledger_fd;               /* the locked runtime directory, or -errno */
@@ -660,6 +661,25 @@ static void plan_credential(Load *l, bool dir_usable) {
                                  "at the next boot (CreditCredentialWithoutMemory= is off)");
                 return;
         }
+        /* A tmpfs or a RAM disk is empty at every boot: a seed there was
+         * written in this boot, and is credited once, but the memory of
+         * credentials is gone too while the hypervisor hands over the same
+         * credential again. Asked only here, where there is a credential. */
+        r = fd_is_in_memory(l->dfd);
+        if (r != 0) {
+                l->dir_in_memory = true;
+                if (l->o->credit_credential_without_memory)
+                        c->credit = true;
+                else if (r > 0)
+                        snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it is in memory "
+                                 "(a tmpfs or a RAM disk) and forgets at the next boot "
+                                 "(CreditCredentialWithoutMemory= is off)");
+                else
+                        snprintf(c->why_not, sizeof(c->why_not), "cannot tell whether the seed directory that "
+                                 "remembers it is in memory, which forgets at the next boot: %s "
+                                 "(CreditCredentialWithoutMemory= is off)", strerror(-r));
+                return;
+        }
         if (l->dir_idmapped) {
                 snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it is on an idmapped "
                          "mount (or one that cannot be told apart from it): its owner on the disk may change it");
@@ -929,7 +949,7 @@ int seed_load(const SeedOptions *o) {
                 r = pool_add_seed(l.cred.bytes, l.cred.content.size, true);
                 if (r >= 0)
                         log_info("credited %zu bits from credential %s%s", l.cred.content.size * 8, l.cred.path,
-                                 dir_usable && !l.dir_volatile ? "" :
+                                 dir_usable && !l.dir_volatile && !l.dir_in_memory ? "" :
                                  " (not remembered: CreditCredentialWithoutMemory=yes)");
                 else {
                         load_fail(&l, log_error_errno(r, "Failed to credit credential %s%s: %m", l.cred.path,

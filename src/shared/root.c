@@ -732,6 +732,25 @@ int fd_overlay_upper_is_volatile(int fd) {
         return fs_is_memory(upper_fd, &upper_st, (uint32_t) upper_sfs.f_type, BLOCK_STACK_DEPTH_MAX, &left);
 }
 
+int fd_is_in_memory(int fd) {
+        struct statfs sfs;
+        struct stat st;
+        unsigned left = BLOCK_DEVICES_MAX;
+
+        if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0)
+                return negative_errno();
+        if ((uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC)
+                return 1;
+        /* Only a file system on block devices can be made of memory; an
+         * anonymous device number other than a btrfs' names none (an
+         * overlay, asked by fd_overlay_upper_is_volatile(), NFS, ZFS). */
+        if (major(st.st_dev) != 0)
+                return block_device_is_memory(st.st_dev, BLOCK_STACK_DEPTH_MAX, &left);
+        if ((uint32_t) sfs.f_type == BTRFS_SUPER_MAGIC)
+                return btrfs_devices_are_memory(fd, &st, BLOCK_STACK_DEPTH_MAX, &left);
+        return 0;
+}
+
 int fd_is_on_initramfs_root(int fd) {
         _cleanup_free_ char *line = NULL;
         char *fstype;

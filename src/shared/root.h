@@ -159,6 +159,15 @@ int fd_overlay_upper_is_volatile(int fd);
  * mountinfo). */
 int fd_is_on_initramfs_root(int fd);
 
+/* Whether @fd is on a file system kept in memory: a tmpfs or ramfs, or a
+ * disk file system on a block device made of memory (as for an overlay's
+ * upper layer: zram, /dev/ramN, a loop file in a tmpfs, a partition,
+ * device-mapper or md device or btrfs with one under it). Empty at every
+ * boot, whatever was written there. 1, 0 (on a disk, or on a file system
+ * whose devices nobody can ask about: an overlay, NFS, ZFS), -errno when
+ * its block devices cannot be told apart from memory. */
+int fd_is_in_memory(int fd);
+
 /* Whether @fd is reached through an idmapped mount (Linux 5.12+): the
  * owners fstat() shows there are mapped, not the ones on the file system,
  * where a user whose files show as root's may read and change them; or

@@ -1418,6 +1418,51 @@ def credential_memory_obeys_rule_6(e):
 
 
 @case
+def credential_memory_in_memory_is_not_kept(e):
+    # systemd.volatile=state, a /var/lib on a tmpfs or a RAM disk: the seed
+    # directory is empty at every boot, its memory of credentials too, while
+    # the hypervisor hands over the same credential again. Remembered there,
+    # it would be credited at every boot.
+    mounts = {"a tmpfs": f"mount -t tmpfs tmpfs '{e.root}/var/lib'"}
+    if shutil.which("losetup") and shutil.which("mkfs.ext4"):
+        ram = os.path.join(e.top, "ram")
+        os.makedirs(ram)
+        mounts["an ext4 on a loop file in a tmpfs"] = (
+            f"mount -t tmpfs tmpfs '{ram}'; truncate -s 16M '{ram}/ext4'; mkfs.ext4 -q '{ram}/ext4'; "
+            f"dev=$(losetup -f --show '{ram}/ext4'); mount \"$dev\" '{e.root}/var/lib'; losetup -d \"$dev\"")
+    for what, mount in mounts.items():
+        x = binary_credential()
+
+        def boot():
+            e.new_boot()
+            put_credential(e, x)
+            rc, out = in_namespace(f"{mount}; exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}",
+                                   e.env)
+            if rc == 32 or "losetup" in out:
+                print(f"SKIP: credential_memory_in_memory_is_not_kept: {what}: no loop device here: {out}")
+                return None
+            check(rc == 0, f"load with the seed directory on {what} exited {rc}", out)
+            return out
+
+        for _ in range(2):
+            out = boot()
+            if out is None:
+                break
+            check(x.hex() not in e.credited() and x.hex() in e.mixed(),
+                  f"a credential remembered only on {what} was credited", out)
+            check("forgets at the next boot" in out, f"{what}: message", out)
+    # The opt-in of the initrd: credited, and said not to be remembered.
+    e.write_conf("[Seed]\nCreditCredentialWithoutMemory=yes\n")
+    x = binary_credential()
+    e.new_boot()
+    put_credential(e, x)
+    rc, out = in_namespace(f"{mounts['a tmpfs']}; exec '{SEED_BIN}' load --root='{e.root}' "
+                           f"--seed-dir={e.seeds_rel}", e.env)
+    check(rc == 0 and x.hex() in e.credited() and "not remembered" in out,
+          "CreditCredentialWithoutMemory=yes did not credit on a tmpfs", out)
+
+
+@case
 def lock_timeout_credits_no_credential(e):
     # Whatever CreditCredentialWithoutMemory= says.
     import fcntl
