@@ -794,6 +794,13 @@ int seed_load(const SeedOptions *o) {
                           "the seed directory is on an overlay whose upper layer is a tmpfs or other memory, or "
                           "mounted volatile: the replacement is gone at the next boot, and this seed back",
                           "the seed directory, an overlay, keeps the replacement across a reboot");
+                /* The same without an overlay: a disk seen through a
+                 * device-mapper snapshot whose changes are kept in RAM. */
+                dir_check(l.no_seed_credit, fd_is_on_disk_behind_memory(l.dfd), &l.dir_volatile,
+                          "the seed directory is on a device made of a disk and of memory (a snapshot whose "
+                          "changes are kept in RAM): the replacement is gone at the next boot, and this seed back",
+                          "the seed directory, on a device made of a disk and of memory, keeps the replacement "
+                          "across a reboot");
                 /* The initramfs the kernel unpacked (an OpenWrt initramfs
                  * image, a netboot root) brings the image's seed back at
                  * every boot and keeps no replacement: the same bytes would

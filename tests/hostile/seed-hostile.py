@@ -806,6 +806,61 @@ def sysfs_whose_devices_fan_out_in_a_cycle_ends_soon(e):
 
 
 @case
+def seed_on_a_disk_behind_memory_is_not_credited(e):
+    # A disk file system on a device-mapper snapshot whose copy-on-write
+    # store is memory (a live system's live-rw, a snapshot over zram): the
+    # disk's seed comes back at every boot, the replacement is in RAM. As an
+    # overlay over a tmpfs, without an overlay. The kernel here has no
+    # device mapper: the device is said to be one by a sysfs of our own, of
+    # a disk (sda) and a RAM disk (ram0). A device of a disk alone, or of
+    # memory alone (empty at boot), credits as any directory.
+    if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
+        print("SKIP: seed_on_a_disk_behind_memory_is_not_credited needs losetup and mkfs.ext4")
+        return
+    for slaves, credited in (("sda ram0", False), ("ram0 sda", False), ("sda", True), ("ram0", True)):
+        good = e.make_seed()
+        img, mnt = os.path.join(e.top, "ext4"), os.path.join(e.top, "mnt")
+        sysfs = ("mount -t tmpfs tmpfs /sys; mkdir -p /sys/dev/block /sys/devices/dm-0/slaves; "
+                 "ln -s ../../devices/dm-0 /sys/dev/block/$n; ")
+        for i, name in enumerate(slaves.split()):
+            sysfs += (f"mkdir -p /sys/devices/{name} /sys/devices/dm-0/slaves/{name}; "
+                      f"echo 250:{i} >/sys/devices/dm-0/slaves/{name}/dev; "
+                      f"ln -s ../../devices/{name} /sys/dev/block/250:{i}; ")
+        rc, out = in_namespace(f"rm -f '{img}'; truncate -s 16M '{img}'; mkfs.ext4 -q '{img}'; "
+                               f"dev=$(losetup -f --show '{img}'); mkdir -p '{mnt}'; mount \"$dev\" '{mnt}'; "
+                               f"losetup -d \"$dev\"; cp -a '{e.root}/var/lib/.' '{mnt}/'; "
+                               f"mount --move '{mnt}' '{e.root}/var/lib'; n=$(mountpoint -d '{e.root}/var/lib'); "
+                               + sysfs + f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+        if rc == 32 or "losetup" in out:
+            print(f"SKIP: seed_on_a_disk_behind_memory_is_not_credited: no loop device here: {out}")
+            return
+        check(rc == 0, f"load on a device of {slaves} exited {rc}", out)
+        if credited:
+            check(good in e.credited(), f"a seed on a device of {slaves} alone was not credited", out)
+        else:
+            check(good not in e.credited() and good in e.mixed(),
+                  f"a seed on a device of a disk and of memory ({slaves}) was credited", out)
+            check("made of a disk and of memory" in out, "message", out)
+        e.new_boot()
+    # A loop device whose file is on an overlay over a tmpfs: the file is
+    # copied up into the tmpfs when written, the lower layer's is back at
+    # the next boot.
+    good = e.make_seed()
+    low, up, mnt = (os.path.join(e.top, d) for d in ("low", "up", "mnt"))
+    rc, out = in_namespace(f"mkdir -p '{low}' '{up}' '{mnt}'; truncate -s 16M '{low}/ext4'; mkfs.ext4 -q '{low}/ext4'; "
+                           f"dev=$(losetup -f --show '{low}/ext4'); mount \"$dev\" '{mnt}'; "
+                           f"cp -a '{e.root}/var/lib/.' '{mnt}/'; umount '{mnt}'; losetup -d \"$dev\"; "
+                           f"mount -t tmpfs tmpfs '{up}'; mkdir '{up}/u' '{up}/w'; mkdir -p '{e.top}/ovl'; "
+                           f"mount -t overlay overlay -o lowerdir='{low}',upperdir='{up}/u',workdir='{up}/w' "
+                           f"'{e.top}/ovl'; dev=$(losetup -f --show '{e.top}/ovl/ext4'); "
+                           f"mount \"$dev\" '{e.root}/var/lib'; losetup -d \"$dev\"; "
+                           f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+    check(rc == 0, f"load on an ext4 on a loop file on an overlay over a tmpfs exited {rc}", out)
+    check(good not in e.credited() and good in e.mixed(),
+          "a seed on an ext4 on a loop file on an overlay over a tmpfs was credited", out)
+
+
+@case
 def openwrt_layout_credits_once_through_its_run_link(e):
     # OpenWrt has no /run: procd makes /tmp/run, /var is a link to tmp. With
     # the ledger's parent missing, nothing is credited; the init script
