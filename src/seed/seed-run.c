@@ -381,12 +381,20 @@ static RecordVmGeneration record_vm_generation(const VmGeneration *g, int state)
         return g->source == VM_GENERATION_VMCLOCK ? RECORD_VM_GENERATION_VMCLOCK : RECORD_VM_GENERATION_VMGENID;
 }
 
+static void hash_hex(const void *buf, size_t size, const char *key, char ret[static LEDGER_ID_MAX]) {
+        uint8_t h[32];
+
+        (void) blake2s(h, sizeof(h), key, strlen(key), buf, size);
+        hex_encode(h, sizeof(h), ret);
+        erase(h, sizeof(h));
+}
+
 /* Build and durably write the next seed, of @fresh's size: derived from
  * the old one (or none), @fresh (wiped here) and both clocks (see
  * seed_derive()), bound to this machine and to the VM generation @gen
- * (NULL: none known). */
+ * (NULL: none known). Its keyed hash in @ret_hash, unless NULL. */
 static int write_next_seed(int dfd, const MachineId *m, const VmGeneration *gen, const uint8_t *old, size_t old_size,
-                           Fresh *fresh, bool want_creditable, bool *ret_creditable) {
+                           Fresh *fresh, bool want_creditable, bool *ret_creditable, char *ret_hash) {
         _cleanup_(seed_file_erase) SeedFile next = {};
         int r;
 
@@ -406,6 +414,8 @@ static int write_next_seed(int dfd, const MachineId *m, const VmGeneration *gen,
         r = stored_seed_write(dfd, &next);
         if (r >= 0 && ret_creditable)
                 *ret_creditable = next.creditable;
+        if (r >= 0 && ret_hash)
+                hash_hex(next.seed, next.seed_size, SEED_HASH_KEY, ret_hash);
         return r;
 }
 
@@ -441,14 +451,6 @@ static void facts_fill(const Load *l, struct seed_facts *f) {
                 f->generation_matches = f->generation_readable &&
                         memcmp(generation, l->old.file.generation, SEED_GENERATION_SIZE) == 0;
         }
-}
-
-static void hash_hex(const void *buf, size_t size, const char *key, char ret[static LEDGER_ID_MAX]) {
-        uint8_t h[32];
-
-        (void) blake2s(h, sizeof(h), key, strlen(key), buf, size);
-        hex_encode(h, sizeof(h), ret);
-        erase(h, sizeof(h));
 }
 
 /* This boot, and what was consumed and credited in it so far (the ledger,
@@ -747,6 +749,7 @@ int seed_load(const SeedOptions *o) {
         const uint8_t *old;
         size_t old_size, size;
         bool dir_usable, replacement_creditable = false;
+        char next_hash[LEDGER_ID_MAX];
         int r;
 
         l.record = (SeedRecord) {
@@ -869,8 +872,8 @@ int seed_load(const SeedOptions *o) {
                         /* The same bytes under another name: a copy, or a
                          * link into another directory. */
                         if (ledger_has(&l.ledger, LEDGER_SEED, l.old_hash))
-                                forbid(l.no_seed_credit, "this seed was credited already in this boot, from "
-                                       "another directory or name");
+                                forbid(l.no_seed_credit, "this seed was credited already in this boot, or "
+                                       "written by a load of it, from another directory or name");
                 }
         }
         facts_fill(&l, &facts);
@@ -891,7 +894,7 @@ int seed_load(const SeedOptions *o) {
                 fresh_get(&fresh, size);
                 r = write_next_seed(l.dfd, &l.machine, l.generation_state > 0 ? &l.generation : NULL, old, old_size,
                                     &fresh, seed_credit_rules_2_to_6_hold(&facts),
-                                    &replacement_creditable);
+                                    &replacement_creditable, next_hash);
         } else
                 r = -EBADF;
         if (dir_usable && r < 0)
@@ -905,6 +908,11 @@ int seed_load(const SeedOptions *o) {
         if (facts.replacement_durable) {
                 memcpy(l.record.boot_id, l.boot_id, sizeof(l.boot_id));
                 ledger_note(&l, LEDGER_DIRECTORY, l.dir_id);
+                /* The replacement too: made from this boot's pool, it is
+                 * not to be credited in this boot, however it is reached
+                 * (the upper layer of the overlay it was written through,
+                 * a copy): by its bytes, as a seed credited here. */
+                ledger_note(&l, LEDGER_SEED, next_hash);
         }
 
         /* 5. Decide, remember, record; then credit. */
@@ -1061,7 +1069,8 @@ int seed_save(const SeedOptions *o) {
                 bytes = stored_seed_bytes(&old, &size);
         }
         invalid_id = machine_id_counts_as_invalid(&m);
-        r = write_next_seed(dfd, &m, have_generation ? &generation : NULL, bytes, size, &fresh, false, &creditable);
+        r = write_next_seed(dfd, &m, have_generation ? &generation : NULL, bytes, size, &fresh, false, &creditable,
+                            NULL);
         erase(&m, sizeof(m));
         bound = have_generation ? vm_generation_source_to_string(generation.source) : NULL;
         erase(&generation, sizeof(generation));
@@ -1231,7 +1240,7 @@ int seed_provision(const SeedOptions *o) {
         }
         /* No VM generation: the device that boots the image has its own,
          * unknown here; the machine-id binds the seed to it. */
-        r = write_next_seed(dfd, &m, NULL, NULL, 0, &fresh, false, &creditable);
+        r = write_next_seed(dfd, &m, NULL, NULL, 0, &fresh, false, &creditable, NULL);
         if (r < 0)
                 return log_error_errno(r, "Failed to write a seed to %s/%s: %m", o->seed_dir_shown, SEED_FILE_NAME);
         if (!creditable)

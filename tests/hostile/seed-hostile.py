@@ -444,6 +444,27 @@ def every_spelling_of_the_seed_directory(e):
 
 
 @case
+def replacement_reached_another_way_is_not_credited_again(e):
+    # An overlay's directory and the same directory in its upper layer
+    # (OpenWrt's /etc and /overlay/upper/etc) are two directories by device
+    # and inode, and the seed in the second is the replacement the first
+    # load wrote from this boot's pool: crediting it counts the same secret
+    # twice in one boot.
+    good = e.make_seed()
+    lower = var_lib_as_lower(e)
+    d = os.path.join(e.root, "overlay")
+    os.makedirs(d + "/u")
+    os.makedirs(d + "/w")
+    load = f"'{SEED_BIN}' load --root='{e.root}' --seed-dir="
+    rc, out = in_namespace(f"mount -t overlay overlay -o lowerdir='{lower}',upperdir='{d}/u',workdir='{d}/w' "
+                           f"'{e.root}/var/lib'; {load}{e.seeds_rel}; {load}/overlay/u/entropy-gate", e.env)
+    check(rc == 0, f"load exited {rc}", out)
+    check(e.credited() == [good], "the replacement, reached through the overlay's upper layer, was credited "
+          "in the boot that wrote it", out)
+    check("written by a load" in out, "message", out)
+
+
+@case
 def load_a_load_b_load_a(e):
     a = e.make_seed()
     e.seeds_rel = "/var/lib/b"
