@@ -249,8 +249,7 @@ typedef struct Load {
         const SeedOptions *o;
         int dfd;                     /* the locked seed directory, or -errno */
         FileStat dir_stat;
-        bool dir_volatile;           /* an overlay over a tmpfs, the initramfs: forgets all at reboot */
-        bool dir_in_memory;          /* a tmpfs, a RAM disk (or cannot tell): empty at every boot */
+        bool dir_volatile;           /* a tmpfs, an overlay over one, the initramfs: forgets all at reboot */
         bool dir_idmapped;           /* on an idmapped mount: the owners it shows are not the disk's */
         char dir_id[LEDGER_ID_MAX];
         int ledger_fd;               /* the locked runtime directory, or -errno */
@@ -658,28 +657,9 @@ static void plan_credential(Load *l, bool dir_usable) {
                 if (l->o->credit_credential_without_memory)
                         c->credit = true;
                 else
-                        snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it (an overlay "
-                                 "over a tmpfs, the initramfs, or one that cannot be told apart from them) forgets "
-                                 "at the next boot (CreditCredentialWithoutMemory= is off)");
-                return;
-        }
-        /* A tmpfs or a RAM disk is empty at every boot: a seed there was
-         * written in this boot, and is credited once, but the memory of
-         * credentials is gone too while the hypervisor hands over the same
-         * credential again. Asked only here, where there is a credential. */
-        r = fd_is_in_memory(l->dfd);
-        if (r != 0) {
-                l->dir_in_memory = true;
-                if (l->o->credit_credential_without_memory)
-                        c->credit = true;
-                else if (r > 0)
-                        snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it is in memory "
-                                 "(a tmpfs or a RAM disk) and forgets at the next boot "
-                                 "(CreditCredentialWithoutMemory= is off)");
-                else
-                        snprintf(c->why_not, sizeof(c->why_not), "cannot tell whether the seed directory that "
-                                 "remembers it is in memory, which forgets at the next boot: %s "
-                                 "(CreditCredentialWithoutMemory= is off)", strerror(-r));
+                        snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it (a tmpfs, "
+                                 "a RAM disk, an overlay over one, the initramfs, or what cannot be told apart) "
+                                 "forgets at the next boot (CreditCredentialWithoutMemory= is off)");
                 return;
         }
         if (l->dir_idmapped) {
@@ -797,13 +777,6 @@ int seed_load(const SeedOptions *o) {
                           "the seed directory is on an overlay whose upper layer is a tmpfs or other memory, or "
                           "mounted volatile: the replacement is gone at the next boot, and this seed back",
                           "the seed directory, an overlay, keeps the replacement across a reboot");
-                /* The same without an overlay: a disk seen through a
-                 * device-mapper snapshot whose changes are kept in RAM. */
-                dir_check(l.no_seed_credit, fd_is_on_disk_behind_memory(l.dfd), &l.dir_volatile,
-                          "the seed directory is on a device made of a disk and of memory (a snapshot whose "
-                          "changes are kept in RAM): the replacement is gone at the next boot, and this seed back",
-                          "the seed directory, on a device made of a disk and of memory, keeps the replacement "
-                          "across a reboot");
                 /* The initramfs the kernel unpacked (an OpenWrt initramfs
                  * image, a netboot root) brings the image's seed back at
                  * every boot and keeps no replacement: the same bytes would
@@ -812,6 +785,26 @@ int seed_load(const SeedOptions *o) {
                           "the seed directory is on the initramfs the kernel unpacked at boot: its seed came with "
                           "the boot image and is back at every boot",
                           "the seed directory is on the initramfs the kernel unpacked at boot");
+                /* The same without an overlay: a disk seen through a
+                 * device-mapper snapshot whose changes are kept in RAM
+                 * (asked before the next: memory is in it too, and this
+                 * says more, as the initramfs above does). */
+                dir_check(l.no_seed_credit, fd_is_on_disk_behind_memory(l.dfd), &l.dir_volatile,
+                          "the seed directory is on a device made of a disk and of memory (a snapshot whose "
+                          "changes are kept in RAM): the replacement is gone at the next boot, and this seed back",
+                          "the seed directory, on a device made of a disk and of memory, keeps the replacement "
+                          "across a reboot");
+                /* Nor does a tmpfs or a RAM disk keep the replacement. Empty
+                 * at boot, it holds a seed only when something put one there
+                 * in this boot: a load or a save, from this boot's pool,
+                 * which crediting would count twice; or whatever fills it
+                 * from a disk at every boot (Alpine's lbu, folder2ram, a
+                 * boot script's copy), which brings this seed back after a
+                 * crash, or at every boot. */
+                dir_check(l.no_seed_credit, fd_is_in_memory(l.dfd), &l.dir_volatile,
+                          "the seed directory is in memory (a tmpfs or a RAM disk): the replacement is gone at the "
+                          "next boot, and whatever put this seed here may bring it back",
+                          "the seed directory is in memory, which keeps no replacement across a reboot");
                 /* Rule 6 asks who owns the seed on its file system: through
                  * an idmapped mount, a user's files show as root's, and that
                  * user reads and changes them by any other path. */
@@ -964,7 +957,7 @@ int seed_load(const SeedOptions *o) {
                 r = pool_add_seed(l.cred.bytes, l.cred.content.size, true);
                 if (r >= 0)
                         log_info("credited %zu bits from credential %s%s", l.cred.content.size * 8, l.cred.path,
-                                 dir_usable && !l.dir_volatile && !l.dir_in_memory ? "" :
+                                 dir_usable && !l.dir_volatile ? "" :
                                  " (not remembered: CreditCredentialWithoutMemory=yes)");
                 else {
                         load_fail(&l, log_error_errno(r, "Failed to credit credential %s%s: %m", l.cred.path,
