@@ -591,6 +591,55 @@ static bool efi_options_may_set_credential(char *why, size_t size) {
         return false;
 }
 
+/* systemd's LoadCredential= without a path, as our unit has it, hands over
+ * the file of that name in a credential store when no system credential of
+ * that name was passed: on disk, the same bytes at every boot and on every
+ * clone of the image; in /run, whatever put it there in this boot (a copy
+ * of such a file, as a tmpfs seed directory's seed may be). A credential
+ * with the canonical bytes of such a file, or beside one that cannot be
+ * read, is no fresh secret from the hypervisor or the boot loader. Returns
+ * true, with the reason in @why, when it may come from there. */
+static bool credential_may_come_from_disk(const Credential *c, char *why, size_t size) {
+        static const char *const stores[] = {
+                "/etc/credstore", "/run/credstore", "/usr/local/lib/credstore", "/usr/lib/credstore",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(stores); i++) {
+                _cleanup_close_ int dfd = -EBADF;
+                uint8_t bytes[CREDENTIAL_MAX], hash[CREDENTIAL_HASH_SIZE];
+                CredentialContent content;
+                char *buf = NULL;
+                size_t n = 0;
+                bool same;
+                int r;
+
+                dfd = root_open(stores[i], CHASE_DIRECTORY);
+                if (dfd == -ENOENT)
+                        continue;
+                r = dfd < 0 ? dfd : read_file_at(dfd, CREDENTIAL_NAME, CREDENTIAL_MAX, READ_SECRET, &buf, &n, NULL);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0) {
+                        snprintf(why, size, "%s/%s, in a credential store, cannot be read to tell whether it came "
+                                 "from there (%s)", stores[i], CREDENTIAL_NAME, skip_reason(r, CREDENTIAL_MAX));
+                        return true;
+                }
+                credential_canonicalize((const uint8_t *) buf, n, bytes, &content);
+                erase_free(buf, CREDENTIAL_MAX + 1);
+                credential_hash(bytes, content.size, hash);
+                same = memcmp(hash, c->hash, sizeof(hash)) == 0;
+                erase(bytes, sizeof(bytes));
+                erase(hash, sizeof(hash));
+                if (same) {
+                        snprintf(why, size, "it is %s/%s, in a credential store, not a fresh one from the "
+                                 "hypervisor or the boot loader: the same at every boot, on every copy", stores[i],
+                                 CREDENTIAL_NAME);
+                        return true;
+                }
+        }
+        return false;
+}
+
 static void plan_credential(Load *l, bool dir_usable) {
         Credential *c = &l->cred;
         int r;
@@ -628,6 +677,8 @@ static void plan_credential(Load *l, bool dir_usable) {
                 return;
         }
         if (efi_options_may_set_credential(c->why_not, sizeof(c->why_not)))
+                return;
+        if (credential_may_come_from_disk(c, c->why_not, sizeof(c->why_not)))
                 return;
         if (c->content.size < SEED_SIZE_MIN) {
                 snprintf(c->why_not, sizeof(c->why_not), "%zu bits%s, less than %u", c->content.size * 8,

@@ -1563,6 +1563,43 @@ def credential_memory_in_memory_is_not_kept(e):
 
 
 @case
+def credential_from_a_credential_store_on_disk_is_mixed(e):
+    # LoadCredential=entropy-gate.seed without a path: with no system
+    # credential of that name, systemd hands over the file of that name in
+    # /etc/credstore, /run/credstore, /usr/local/lib/credstore or
+    # /usr/lib/credstore. A file on disk, the same at every boot and on
+    # every clone of the image: each clone's first boot credited it; in
+    # /run, whatever put it there (a copy of such a file).
+    svc = "run/credentials/entropy-seed.service"
+    env = {"CREDENTIALS_DIRECTORY": "/" + svc}
+    for i, store in enumerate(("etc/credstore", "run/credstore", "usr/local/lib/credstore", "usr/lib/credstore")):
+        x = binary_credential()
+        e.new_boot()
+        put_credential(e, x, dir_rel=svc)
+        os.chmod(os.path.join(e.root, svc), 0o700)
+        # Stored as hex, handed over as it is: one credential.
+        put_credential(e, x.hex().encode() + b"\n" if i % 2 else x, mode=0o600, dir_rel=store)
+        e.run_seed("load", env=env)
+        check(x.hex() not in e.credited() and x.hex() in e.mixed(), f"a credential from {store} was credited", e.out)
+        check("credential store" in e.out, f"{store}: message", e.out)
+        shutil.rmtree(os.path.join(e.root, store))
+    # One that cannot be read may be where it came from.
+    x = binary_credential()
+    e.new_boot()
+    put_credential(e, x, dir_rel=svc)
+    os.makedirs(os.path.join(e.root, "etc/credstore/entropy-gate.seed"))
+    e.run_seed("load", env=env)
+    check(x.hex() not in e.credited(), "credited beside a credential store entry that cannot be read", e.out)
+    shutil.rmtree(os.path.join(e.root, "etc/credstore"))
+    # Other bytes there: the hypervisor's own, credited.
+    e.new_boot()
+    put_credential(e, x, dir_rel=svc)
+    put_credential(e, binary_credential(), mode=0o600, dir_rel="etc/credstore")
+    e.run_seed("load", env=env)
+    check(x.hex() in e.credited(), "a credential other than the one on disk was not credited", e.out)
+
+
+@case
 def lock_timeout_credits_no_credential(e):
     # Whatever CreditCredentialWithoutMemory= says.
     import fcntl
