@@ -249,7 +249,7 @@ typedef struct Load {
         const SeedOptions *o;
         int dfd;                     /* the locked seed directory, or -errno */
         FileStat dir_stat;
-        bool dir_volatile;           /* an overlay over a tmpfs, the initramfs: forgets all at reboot */
+        bool dir_volatile;           /* a tmpfs, an overlay over one, the initramfs: forgets all at reboot */
         bool dir_idmapped;           /* on an idmapped mount: the owners it shows are not the disk's */
         char dir_id[LEDGER_ID_MAX];
         int ledger_fd;               /* the locked runtime directory, or -errno */
@@ -380,12 +380,20 @@ static RecordVmGeneration record_vm_generation(const VmGeneration *g, int state)
         return g->source == VM_GENERATION_VMCLOCK ? RECORD_VM_GENERATION_VMCLOCK : RECORD_VM_GENERATION_VMGENID;
 }
 
+static void hash_hex(const void *buf, size_t size, const char *key, char ret[static LEDGER_ID_MAX]) {
+        uint8_t h[32];
+
+        (void) blake2s(h, sizeof(h), key, strlen(key), buf, size);
+        hex_encode(h, sizeof(h), ret);
+        erase(h, sizeof(h));
+}
+
 /* Build and durably write the next seed, of @fresh's size: derived from
  * the old one (or none), @fresh (wiped here) and both clocks (see
  * seed_derive()), bound to this machine and to the VM generation @gen
- * (NULL: none known). */
+ * (NULL: none known). Its keyed hash in @ret_hash, unless NULL. */
 static int write_next_seed(int dfd, const MachineId *m, const VmGeneration *gen, const uint8_t *old, size_t old_size,
-                           Fresh *fresh, bool want_creditable, bool *ret_creditable) {
+                           Fresh *fresh, bool want_creditable, bool *ret_creditable, char *ret_hash) {
         _cleanup_(seed_file_erase) SeedFile next = {};
         int r;
 
@@ -405,6 +413,8 @@ static int write_next_seed(int dfd, const MachineId *m, const VmGeneration *gen,
         r = stored_seed_write(dfd, &next);
         if (r >= 0 && ret_creditable)
                 *ret_creditable = next.creditable;
+        if (r >= 0 && ret_hash)
+                hash_hex(next.seed, next.seed_size, SEED_HASH_KEY, ret_hash);
         return r;
 }
 
@@ -440,14 +450,6 @@ static void facts_fill(const Load *l, struct seed_facts *f) {
                 f->generation_matches = f->generation_readable &&
                         memcmp(generation, l->old.file.generation, SEED_GENERATION_SIZE) == 0;
         }
-}
-
-static void hash_hex(const void *buf, size_t size, const char *key, char ret[static LEDGER_ID_MAX]) {
-        uint8_t h[32];
-
-        (void) blake2s(h, sizeof(h), key, strlen(key), buf, size);
-        hex_encode(h, sizeof(h), ret);
-        erase(h, sizeof(h));
 }
 
 /* This boot, and what was consumed and credited in it so far (the ledger,
@@ -589,6 +591,55 @@ static bool efi_options_may_set_credential(char *why, size_t size) {
         return false;
 }
 
+/* systemd's LoadCredential= without a path, as our unit has it, hands over
+ * the file of that name in a credential store when no system credential of
+ * that name was passed: on disk, the same bytes at every boot and on every
+ * clone of the image; in /run, whatever put it there in this boot (a copy
+ * of such a file, as a tmpfs seed directory's seed may be). A credential
+ * with the canonical bytes of such a file, or beside one that cannot be
+ * read, is no fresh secret from the hypervisor or the boot loader. Returns
+ * true, with the reason in @why, when it may come from there. */
+static bool credential_may_come_from_disk(const Credential *c, char *why, size_t size) {
+        static const char *const stores[] = {
+                "/etc/credstore", "/run/credstore", "/usr/local/lib/credstore", "/usr/lib/credstore",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(stores); i++) {
+                _cleanup_close_ int dfd = -EBADF;
+                uint8_t bytes[CREDENTIAL_MAX], hash[CREDENTIAL_HASH_SIZE];
+                CredentialContent content;
+                char *buf = NULL;
+                size_t n = 0;
+                bool same;
+                int r;
+
+                dfd = root_open(stores[i], CHASE_DIRECTORY);
+                if (dfd == -ENOENT)
+                        continue;
+                r = dfd < 0 ? dfd : read_file_at(dfd, CREDENTIAL_NAME, CREDENTIAL_MAX, READ_SECRET, &buf, &n, NULL);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0) {
+                        snprintf(why, size, "%s/%s, in a credential store, cannot be read to tell whether it came "
+                                 "from there (%s)", stores[i], CREDENTIAL_NAME, skip_reason(r, CREDENTIAL_MAX));
+                        return true;
+                }
+                credential_canonicalize((const uint8_t *) buf, n, bytes, &content);
+                erase_free(buf, CREDENTIAL_MAX + 1);
+                credential_hash(bytes, content.size, hash);
+                same = memcmp(hash, c->hash, sizeof(hash)) == 0;
+                erase(bytes, sizeof(bytes));
+                erase(hash, sizeof(hash));
+                if (same) {
+                        snprintf(why, size, "it is %s/%s, in a credential store, not a fresh one from the "
+                                 "hypervisor or the boot loader: the same at every boot, on every copy", stores[i],
+                                 CREDENTIAL_NAME);
+                        return true;
+                }
+        }
+        return false;
+}
+
 static void plan_credential(Load *l, bool dir_usable) {
         Credential *c = &l->cred;
         int r;
@@ -627,6 +678,8 @@ static void plan_credential(Load *l, bool dir_usable) {
         }
         if (efi_options_may_set_credential(c->why_not, sizeof(c->why_not)))
                 return;
+        if (credential_may_come_from_disk(c, c->why_not, sizeof(c->why_not)))
+                return;
         if (c->content.size < SEED_SIZE_MIN) {
                 snprintf(c->why_not, sizeof(c->why_not), "%zu bits%s, less than %u", c->content.size * 8,
                          c->content.class == CREDENTIAL_CLASS_HEX ? " after decoding hex" : "", SEED_SIZE_MIN * 8);
@@ -655,9 +708,9 @@ static void plan_credential(Load *l, bool dir_usable) {
                 if (l->o->credit_credential_without_memory)
                         c->credit = true;
                 else
-                        snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it (an overlay "
-                                 "over a tmpfs, the initramfs, or one that cannot be told apart from them) forgets "
-                                 "at the next boot (CreditCredentialWithoutMemory= is off)");
+                        snprintf(c->why_not, sizeof(c->why_not), "the seed directory that remembers it (a tmpfs, "
+                                 "a RAM disk, an overlay over one, the initramfs, or what cannot be told apart) "
+                                 "forgets at the next boot (CreditCredentialWithoutMemory= is off)");
                 return;
         }
         if (l->dir_idmapped) {
@@ -727,6 +780,7 @@ int seed_load(const SeedOptions *o) {
         const uint8_t *old;
         size_t old_size, size;
         bool dir_usable, replacement_creditable = false;
+        char next_hash[LEDGER_ID_MAX];
         int r;
 
         l.record = (SeedRecord) {
@@ -782,6 +836,26 @@ int seed_load(const SeedOptions *o) {
                           "the seed directory is on the initramfs the kernel unpacked at boot: its seed came with "
                           "the boot image and is back at every boot",
                           "the seed directory is on the initramfs the kernel unpacked at boot");
+                /* The same without an overlay: a disk seen through a
+                 * device-mapper snapshot whose changes are kept in RAM
+                 * (asked before the next: memory is in it too, and this
+                 * says more, as the initramfs above does). */
+                dir_check(l.no_seed_credit, fd_is_on_disk_behind_memory(l.dfd), &l.dir_volatile,
+                          "the seed directory is on a device made of a disk and of memory (a snapshot whose "
+                          "changes are kept in RAM): the replacement is gone at the next boot, and this seed back",
+                          "the seed directory, on a device made of a disk and of memory, keeps the replacement "
+                          "across a reboot");
+                /* Nor does a tmpfs or a RAM disk keep the replacement. Empty
+                 * at boot, it holds a seed only when something put one there
+                 * in this boot: a load or a save, from this boot's pool,
+                 * which crediting would count twice; or whatever fills it
+                 * from a disk at every boot (Alpine's lbu, folder2ram, a
+                 * boot script's copy), which brings this seed back after a
+                 * crash, or at every boot. */
+                dir_check(l.no_seed_credit, fd_is_in_memory(l.dfd), &l.dir_volatile,
+                          "the seed directory is in memory (a tmpfs or a RAM disk): the replacement is gone at the "
+                          "next boot, and whatever put this seed here may bring it back",
+                          "the seed directory is in memory, which keeps no replacement across a reboot");
                 /* Rule 6 asks who owns the seed on its file system: through
                  * an idmapped mount, a user's files show as root's, and that
                  * user reads and changes them by any other path. */
@@ -842,8 +916,8 @@ int seed_load(const SeedOptions *o) {
                         /* The same bytes under another name: a copy, or a
                          * link into another directory. */
                         if (ledger_has(&l.ledger, LEDGER_SEED, l.old_hash))
-                                forbid(l.no_seed_credit, "this seed was credited already in this boot, from "
-                                       "another directory or name");
+                                forbid(l.no_seed_credit, "this seed was credited already in this boot, or "
+                                       "written by a load of it, from another directory or name");
                 }
         }
         facts_fill(&l, &facts);
@@ -864,7 +938,7 @@ int seed_load(const SeedOptions *o) {
                 fresh_get(&fresh, size);
                 r = write_next_seed(l.dfd, &l.machine, l.generation_state > 0 ? &l.generation : NULL, old, old_size,
                                     &fresh, seed_credit_rules_2_to_6_hold(&facts),
-                                    &replacement_creditable);
+                                    &replacement_creditable, next_hash);
         } else
                 r = -EBADF;
         if (dir_usable && r < 0)
@@ -878,6 +952,11 @@ int seed_load(const SeedOptions *o) {
         if (facts.replacement_durable) {
                 memcpy(l.record.boot_id, l.boot_id, sizeof(l.boot_id));
                 ledger_note(&l, LEDGER_DIRECTORY, l.dir_id);
+                /* The replacement too: made from this boot's pool, it is
+                 * not to be credited in this boot, however it is reached
+                 * (the upper layer of the overlay it was written through,
+                 * a copy): by its bytes, as a seed credited here. */
+                ledger_note(&l, LEDGER_SEED, next_hash);
         }
 
         /* 5. Decide, remember, record; then credit. */
@@ -1034,7 +1113,8 @@ int seed_save(const SeedOptions *o) {
                 bytes = stored_seed_bytes(&old, &size);
         }
         invalid_id = machine_id_counts_as_invalid(&m);
-        r = write_next_seed(dfd, &m, have_generation ? &generation : NULL, bytes, size, &fresh, false, &creditable);
+        r = write_next_seed(dfd, &m, have_generation ? &generation : NULL, bytes, size, &fresh, false, &creditable,
+                            NULL);
         erase(&m, sizeof(m));
         bound = have_generation ? vm_generation_source_to_string(generation.source) : NULL;
         erase(&generation, sizeof(generation));
@@ -1204,7 +1284,7 @@ int seed_provision(const SeedOptions *o) {
         }
         /* No VM generation: the device that boots the image has its own,
          * unknown here; the machine-id binds the seed to it. */
-        r = write_next_seed(dfd, &m, NULL, NULL, 0, &fresh, false, &creditable);
+        r = write_next_seed(dfd, &m, NULL, NULL, 0, &fresh, false, &creditable, NULL);
         if (r < 0)
                 return log_error_errno(r, "Failed to write a seed to %s/%s: %m", o->seed_dir_shown, SEED_FILE_NAME);
         if (!creditable)

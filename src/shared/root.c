@@ -732,6 +732,136 @@ int fd_overlay_upper_is_volatile(int fd) {
         return fs_is_memory(upper_fd, &upper_st, (uint32_t) upper_sfs.f_type, BLOCK_STACK_DEPTH_MAX, &left);
 }
 
+/* Whether the block device @dev is made both of memory and of something
+ * kept: a device-mapper snapshot whose copy-on-write store is a RAM disk or
+ * a loop file in a tmpfs (a live system's live-rw), over a disk; or a loop
+ * device whose file is on an overlay over a tmpfs. What the kept part holds
+ * comes back at every boot, what is written is gone: an overlay over a
+ * tmpfs in all but name. 1, 0 (made of one kind alone, or of no memory as
+ * far as can be told), -errno when memory is in it and whether anything
+ * kept is too cannot be told, or a loop device's file is on an overlay
+ * whose upper layer cannot be told. Bounded as block_device_is_memory() is. */
+static int block_device_mixes_memory(dev_t dev, unsigned depth, unsigned *left) {
+        char path[96], link[PATH_MAX];
+        unsigned memory = 0, kept = 0;
+        int r, error = 0;
+        const char *name;
+        struct dirent *de;
+        ssize_t k;
+        dev_t under;
+        DIR *d;
+
+        if (depth == 0 || *left == 0)
+                return -ELOOP;
+        (*left)--;
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+        k = readlink(path, link, sizeof(link) - 1);
+        if (k < 0)
+                /* Nothing there to ask: block_device_is_memory() says no
+                 * memory either, or cannot tell. */
+                return 0;
+        link[k] = 0;
+        name = strrchr(link, '/');
+        name = name ? name + 1 : link;
+
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
+        if (access(path, F_OK) >= 0) {
+                snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev", major(dev), minor(dev));
+                r = sysfs_read_devnum(path, &under);
+                return r < 0 ? 0 : block_device_mixes_memory(under, depth - 1, left);
+        }
+
+        if (strncmp(name, "loop", 4) == 0) {
+                _cleanup_close_ int backing_fd = loop_backing_open(dev, name);
+                struct statfs sfs;
+                struct stat st;
+
+                if (backing_fd < 0 || fstat(backing_fd, &st) < 0 || fstatfs(backing_fd, &sfs) < 0)
+                        return 0;
+                if (S_ISBLK(st.st_mode))
+                        return block_device_mixes_memory(st.st_rdev, depth - 1, left);
+                if ((uint32_t) sfs.f_type == OVERLAYFS_SUPER_MAGIC)
+                        /* Its file is copied up into the upper layer
+                         * when written: an upper layer in memory. */
+                        return fd_overlay_upper_is_volatile(backing_fd);
+                if (major(st.st_dev) != 0 && fs_magic_is_disk((uint32_t) sfs.f_type))
+                        return block_device_mixes_memory(st.st_dev, depth - 1, left);
+                return 0;
+        }
+
+        /* Device-mapper and md: each device under it is memory, kept, or
+         * itself made of both. */
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/slaves", major(dev), minor(dev));
+        d = opendir(path);
+        if (!d)
+                return 0;
+        while ((de = readdir(d))) {
+                char dev_path[PATH_MAX];
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(dev_path, sizeof(dev_path), "%s/%s/dev", path, de->d_name);
+                r = sysfs_read_devnum(dev_path, &under);
+                if (r >= 0) {
+                        r = block_device_mixes_memory(under, depth - 1, left);
+                        if (r > 0) {
+                                memory = kept = 1;
+                                break;
+                        }
+                        if (r == 0)
+                                r = block_device_is_memory(under, depth - 1, left);
+                        else
+                                /* Memory is in it, and what else cannot be told. */
+                                memory++;
+                }
+                if (r > 0)
+                        memory++;
+                else if (r == 0)
+                        kept++;
+                else if (error == 0)
+                        error = r;
+        }
+        closedir(d);
+        if (memory > 0 && kept > 0)
+                return 1;
+        return memory > 0 && error < 0 ? error : 0;
+}
+
+/* Whether the file system @fd is on is made of memory and of a disk (see
+ * above): 1, 0, or -errno when memory is in it and the rest cannot be
+ * told apart from a disk. A tmpfs, or a disk file system on memory alone,
+ * is empty at boot: 0. */
+int fd_is_on_disk_behind_memory(int fd) {
+        struct statfs sfs;
+        struct stat st;
+        unsigned left = BLOCK_DEVICES_MAX;
+
+        if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0)
+                return negative_errno();
+        if (major(st.st_dev) == 0 || !fs_magic_is_disk((uint32_t) sfs.f_type))
+                return 0;
+        return block_device_mixes_memory(st.st_dev, BLOCK_STACK_DEPTH_MAX, &left);
+}
+
+int fd_is_in_memory(int fd) {
+        struct statfs sfs;
+        struct stat st;
+        unsigned left = BLOCK_DEVICES_MAX;
+
+        if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0)
+                return negative_errno();
+        if ((uint32_t) sfs.f_type == TMPFS_MAGIC || (uint32_t) sfs.f_type == RAMFS_MAGIC)
+                return 1;
+        /* Only a file system on block devices can be made of memory; an
+         * anonymous device number other than a btrfs' names none (an
+         * overlay, asked by fd_overlay_upper_is_volatile(), NFS, ZFS). */
+        if (major(st.st_dev) != 0)
+                return block_device_is_memory(st.st_dev, BLOCK_STACK_DEPTH_MAX, &left);
+        if ((uint32_t) sfs.f_type == BTRFS_SUPER_MAGIC)
+                return btrfs_devices_are_memory(fd, &st, BLOCK_STACK_DEPTH_MAX, &left);
+        return 0;
+}
+
 int fd_is_on_initramfs_root(int fd) {
         _cleanup_free_ char *line = NULL;
         char *fstype;

@@ -444,6 +444,27 @@ def every_spelling_of_the_seed_directory(e):
 
 
 @case
+def replacement_reached_another_way_is_not_credited_again(e):
+    # An overlay's directory and the same directory in its upper layer
+    # (OpenWrt's /etc and /overlay/upper/etc) are two directories by device
+    # and inode, and the seed in the second is the replacement the first
+    # load wrote from this boot's pool: crediting it counts the same secret
+    # twice in one boot.
+    good = e.make_seed()
+    lower = var_lib_as_lower(e)
+    d = os.path.join(e.root, "overlay")
+    os.makedirs(d + "/u")
+    os.makedirs(d + "/w")
+    load = f"'{SEED_BIN}' load --root='{e.root}' --seed-dir="
+    rc, out = in_namespace(f"mount -t overlay overlay -o lowerdir='{lower}',upperdir='{d}/u',workdir='{d}/w' "
+                           f"'{e.root}/var/lib'; {load}{e.seeds_rel}; {load}/overlay/u/entropy-gate", e.env)
+    check(rc == 0, f"load exited {rc}", out)
+    check(e.credited() == [good], "the replacement, reached through the overlay's upper layer, was credited "
+          "in the boot that wrote it", out)
+    check("written by a load" in out, "message", out)
+
+
+@case
 def load_a_load_b_load_a(e):
     a = e.make_seed()
     e.seeds_rel = "/var/lib/b"
@@ -803,6 +824,85 @@ def sysfs_whose_devices_fan_out_in_a_cycle_ends_soon(e):
     if out is None:
         return
     check(good not in e.credited() and good in e.mixed(), "credited over a sysfs whose devices make a cycle", out)
+
+
+@case
+def seed_in_memory_is_not_credited(e):
+    # A tmpfs is empty at boot: a seed is there only when something put it
+    # there in this boot. A boot script's copy from a disk (Alpine's lbu,
+    # folder2ram) brings the same seed back at every boot, and the
+    # replacement, in memory, is never kept: it was credited at every boot.
+    # A save of this boot, in the same tmpfs, is this boot's pool: credited
+    # in this boot, it is counted twice.
+    good = e.make_seed()
+    disk = var_lib_as_lower(e)
+    fill = f"mount -t tmpfs tmpfs '{e.root}/var/lib'; cp -a '{disk}/.' '{e.root}/var/lib/'; "
+    for _ in range(2):
+        e.new_boot()
+        rc, out = in_namespace(fill + f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+        check(rc == 0, f"load exited {rc}", out)
+        check(good not in e.credited() and good in e.mixed(), "a seed copied into a tmpfs at boot was credited", out)
+        check("is in memory" in out, "message", out)
+    e.new_boot()
+    rc, out = in_namespace(f"mount -t tmpfs tmpfs '{e.root}/var/lib'; "
+                           f"'{SEED_BIN}' save --root='{e.root}' --seed-dir={e.seeds_rel}; "
+                           f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+    check(rc == 0 and e.credited() == [], "a seed saved in a tmpfs in this boot was credited in it", out)
+
+
+@case
+def seed_on_a_disk_behind_memory_is_not_credited(e):
+    # A disk file system on a device-mapper snapshot whose copy-on-write
+    # store is memory (a live system's live-rw, a snapshot over zram): the
+    # disk's seed comes back at every boot, the replacement is in RAM. As an
+    # overlay over a tmpfs, without an overlay. The kernel here has no
+    # device mapper: the device is said to be one by a sysfs of our own, of
+    # a disk (sda) and a RAM disk (ram0). A device of a disk alone credits
+    # as any directory; one of memory alone is in memory (below).
+    if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
+        print("SKIP: seed_on_a_disk_behind_memory_is_not_credited needs losetup and mkfs.ext4")
+        return
+    for slaves, why in (("sda ram0", "made of a disk and of memory"), ("ram0 sda", "made of a disk and of memory"),
+                        ("sda", None), ("ram0", "is in memory")):
+        good = e.make_seed()
+        img, mnt = os.path.join(e.top, "ext4"), os.path.join(e.top, "mnt")
+        sysfs = ("mount -t tmpfs tmpfs /sys; mkdir -p /sys/dev/block /sys/devices/dm-0/slaves; "
+                 "ln -s ../../devices/dm-0 /sys/dev/block/$n; ")
+        for i, name in enumerate(slaves.split()):
+            sysfs += (f"mkdir -p /sys/devices/{name} /sys/devices/dm-0/slaves/{name}; "
+                      f"echo 250:{i} >/sys/devices/dm-0/slaves/{name}/dev; "
+                      f"ln -s ../../devices/{name} /sys/dev/block/250:{i}; ")
+        rc, out = in_namespace(f"rm -f '{img}'; truncate -s 16M '{img}'; mkfs.ext4 -q '{img}'; "
+                               f"dev=$(losetup -f --show '{img}'); mkdir -p '{mnt}'; mount \"$dev\" '{mnt}'; "
+                               f"losetup -d \"$dev\"; cp -a '{e.root}/var/lib/.' '{mnt}/'; "
+                               f"mount --move '{mnt}' '{e.root}/var/lib'; n=$(mountpoint -d '{e.root}/var/lib'); "
+                               + sysfs + f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+        if rc == 32 or "losetup" in out:
+            print(f"SKIP: seed_on_a_disk_behind_memory_is_not_credited: no loop device here: {out}")
+            return
+        check(rc == 0, f"load on a device of {slaves} exited {rc}", out)
+        if not why:
+            check(good in e.credited(), f"a seed on a device of {slaves} alone was not credited", out)
+        else:
+            check(good not in e.credited() and good in e.mixed(), f"a seed on a device of {slaves} was credited", out)
+            check(why in out, "message", out)
+        e.new_boot()
+    # A loop device whose file is on an overlay over a tmpfs: the file is
+    # copied up into the tmpfs when written, the lower layer's is back at
+    # the next boot.
+    good = e.make_seed()
+    low, up, mnt = (os.path.join(e.top, d) for d in ("low", "up", "mnt"))
+    rc, out = in_namespace(f"mkdir -p '{low}' '{up}' '{mnt}'; truncate -s 16M '{low}/ext4'; mkfs.ext4 -q '{low}/ext4'; "
+                           f"dev=$(losetup -f --show '{low}/ext4'); mount \"$dev\" '{mnt}'; "
+                           f"cp -a '{e.root}/var/lib/.' '{mnt}/'; umount '{mnt}'; losetup -d \"$dev\"; "
+                           f"mount -t tmpfs tmpfs '{up}'; mkdir '{up}/u' '{up}/w'; mkdir -p '{e.top}/ovl'; "
+                           f"mount -t overlay overlay -o lowerdir='{low}',upperdir='{up}/u',workdir='{up}/w' "
+                           f"'{e.top}/ovl'; dev=$(losetup -f --show '{e.top}/ovl/ext4'); "
+                           f"mount \"$dev\" '{e.root}/var/lib'; losetup -d \"$dev\"; "
+                           f"exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}", e.env)
+    check(rc == 0, f"load on an ext4 on a loop file on an overlay over a tmpfs exited {rc}", out)
+    check(good not in e.credited() and good in e.mixed(),
+          "a seed on an ext4 on a loop file on an overlay over a tmpfs was credited", out)
 
 
 @case
@@ -1415,6 +1515,88 @@ def credential_memory_obeys_rule_6(e):
         undo()
         check(y.hex() not in e.credited(), f"credited with a memory {what}", e.out)
         check("breaks rule 6" in e.out, f"{what}: message", e.out)
+
+
+@case
+def credential_memory_in_memory_is_not_kept(e):
+    # systemd.volatile=state, a /var/lib on a tmpfs or a RAM disk: the seed
+    # directory is empty at every boot, its memory of credentials too, while
+    # the hypervisor hands over the same credential again. Remembered there,
+    # it would be credited at every boot.
+    mounts = {"a tmpfs": f"mount -t tmpfs tmpfs '{e.root}/var/lib'"}
+    if shutil.which("losetup") and shutil.which("mkfs.ext4"):
+        ram = os.path.join(e.top, "ram")
+        os.makedirs(ram)
+        mounts["an ext4 on a loop file in a tmpfs"] = (
+            f"mount -t tmpfs tmpfs '{ram}'; truncate -s 16M '{ram}/ext4'; mkfs.ext4 -q '{ram}/ext4'; "
+            f"dev=$(losetup -f --show '{ram}/ext4'); mount \"$dev\" '{e.root}/var/lib'; losetup -d \"$dev\"")
+    for what, mount in mounts.items():
+        x = binary_credential()
+
+        def boot():
+            e.new_boot()
+            put_credential(e, x)
+            rc, out = in_namespace(f"{mount}; exec '{SEED_BIN}' load --root='{e.root}' --seed-dir={e.seeds_rel}",
+                                   e.env)
+            if rc == 32 or "losetup" in out:
+                print(f"SKIP: credential_memory_in_memory_is_not_kept: {what}: no loop device here: {out}")
+                return None
+            check(rc == 0, f"load with the seed directory on {what} exited {rc}", out)
+            return out
+
+        for _ in range(2):
+            out = boot()
+            if out is None:
+                break
+            check(x.hex() not in e.credited() and x.hex() in e.mixed(),
+                  f"a credential remembered only on {what} was credited", out)
+            check("forgets at the next boot" in out, f"{what}: message", out)
+    # The opt-in of the initrd: credited, and said not to be remembered.
+    e.write_conf("[Seed]\nCreditCredentialWithoutMemory=yes\n")
+    x = binary_credential()
+    e.new_boot()
+    put_credential(e, x)
+    rc, out = in_namespace(f"{mounts['a tmpfs']}; exec '{SEED_BIN}' load --root='{e.root}' "
+                           f"--seed-dir={e.seeds_rel}", e.env)
+    check(rc == 0 and x.hex() in e.credited() and "not remembered" in out,
+          "CreditCredentialWithoutMemory=yes did not credit on a tmpfs", out)
+
+
+@case
+def credential_from_a_credential_store_on_disk_is_mixed(e):
+    # LoadCredential=entropy-gate.seed without a path: with no system
+    # credential of that name, systemd hands over the file of that name in
+    # /etc/credstore, /run/credstore, /usr/local/lib/credstore or
+    # /usr/lib/credstore. A file on disk, the same at every boot and on
+    # every clone of the image: each clone's first boot credited it; in
+    # /run, whatever put it there (a copy of such a file).
+    svc = "run/credentials/entropy-seed.service"
+    env = {"CREDENTIALS_DIRECTORY": "/" + svc}
+    for i, store in enumerate(("etc/credstore", "run/credstore", "usr/local/lib/credstore", "usr/lib/credstore")):
+        x = binary_credential()
+        e.new_boot()
+        put_credential(e, x, dir_rel=svc)
+        os.chmod(os.path.join(e.root, svc), 0o700)
+        # Stored as hex, handed over as it is: one credential.
+        put_credential(e, x.hex().encode() + b"\n" if i % 2 else x, mode=0o600, dir_rel=store)
+        e.run_seed("load", env=env)
+        check(x.hex() not in e.credited() and x.hex() in e.mixed(), f"a credential from {store} was credited", e.out)
+        check("credential store" in e.out, f"{store}: message", e.out)
+        shutil.rmtree(os.path.join(e.root, store))
+    # One that cannot be read may be where it came from.
+    x = binary_credential()
+    e.new_boot()
+    put_credential(e, x, dir_rel=svc)
+    os.makedirs(os.path.join(e.root, "etc/credstore/entropy-gate.seed"))
+    e.run_seed("load", env=env)
+    check(x.hex() not in e.credited(), "credited beside a credential store entry that cannot be read", e.out)
+    shutil.rmtree(os.path.join(e.root, "etc/credstore"))
+    # Other bytes there: the hypervisor's own, credited.
+    e.new_boot()
+    put_credential(e, x, dir_rel=svc)
+    put_credential(e, binary_credential(), mode=0o600, dir_rel="etc/credstore")
+    e.run_seed("load", env=env)
+    check(x.hex() in e.credited(), "a credential other than the one on disk was not credited", e.out)
 
 
 @case
