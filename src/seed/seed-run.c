@@ -836,25 +836,19 @@ int seed_load(const SeedOptions *o) {
                           "the seed directory is on the initramfs the kernel unpacked at boot: its seed came with "
                           "the boot image and is back at every boot",
                           "the seed directory is on the initramfs the kernel unpacked at boot");
-                /* The same without an overlay: a disk seen through a
-                 * device-mapper snapshot whose changes are kept in RAM
-                 * (asked before the next: memory is in it too, and this
-                 * says more, as the initramfs above does). */
-                dir_check(l.no_seed_credit, fd_is_on_disk_behind_memory(l.dfd), &l.dir_volatile,
-                          "the seed directory is on a device made of a disk and of memory (a snapshot whose "
-                          "changes are kept in RAM): the replacement is gone at the next boot, and this seed back",
-                          "the seed directory, on a device made of a disk and of memory, keeps the replacement "
-                          "across a reboot");
                 /* Nor does a tmpfs or a RAM disk keep the replacement. Empty
                  * at boot, it holds a seed only when something put one there
                  * in this boot: a load or a save, from this boot's pool,
                  * which crediting would count twice; or whatever fills it
                  * from a disk at every boot (Alpine's lbu, folder2ram, a
                  * boot script's copy), which brings this seed back after a
-                 * crash, or at every boot. */
+                 * crash, or at every boot. The same without an overlay: a
+                 * disk seen through a device-mapper snapshot whose changes
+                 * are kept in RAM brings the disk's seed back. */
                 dir_check(l.no_seed_credit, fd_is_in_memory(l.dfd), &l.dir_volatile,
-                          "the seed directory is in memory (a tmpfs or a RAM disk): the replacement is gone at the "
-                          "next boot, and whatever put this seed here may bring it back",
+                          "the seed directory is in memory (a tmpfs, a RAM disk, or a device with one in it, as a "
+                          "snapshot whose changes are kept in RAM): the replacement is gone at the next boot, and "
+                          "whatever put this seed here may bring it back",
                           "the seed directory is in memory, which keeps no replacement across a reboot");
                 /* Rule 6 asks who owns the seed on its file system: through
                  * an idmapped mount, a user's files show as root's, and that

@@ -159,22 +159,12 @@ int fd_overlay_upper_is_volatile(int fd);
  * mountinfo). */
 int fd_is_on_initramfs_root(int fd);
 
-/* Whether @fd is on a disk file system whose block device is made of a
- * disk and of memory both: a device-mapper snapshot whose copy-on-write
- * store is a RAM disk or a loop file in a tmpfs (a live system's live-rw),
- * a loop device whose file is on an overlay over a tmpfs. What the disk
- * holds is back at every boot, what is written there is not. 1, 0 (memory
- * alone, empty at boot; a disk alone; or nothing found that is memory),
- * -errno when memory is in it and the rest cannot be told apart from a
- * disk, or when a loop device's file is on an overlay whose upper layer
- * cannot be told (fd_overlay_upper_is_volatile()). */
-int fd_is_on_disk_behind_memory(int fd);
-
 /* Whether @fd is on a file system kept in memory: a tmpfs or ramfs, or a
  * disk file system on a block device made of memory (as for an overlay's
  * upper layer: zram, /dev/ramN, a loop file in a tmpfs, a partition,
- * device-mapper or md device or btrfs with one under it). Empty at every
- * boot, whatever was written there. 1, 0 (on a disk, or on a file system
+ * device-mapper or md device or btrfs with one under it, as a snapshot of
+ * a disk whose copy-on-write store is memory). What was written there is
+ * gone at the next boot. 1, 0 (on a disk, or on a file system
  * whose devices nobody can ask about: an overlay, NFS, ZFS), -errno when
  * its block devices cannot be told apart from memory. */
 int fd_is_in_memory(int fd);

@@ -862,7 +862,7 @@ def seed_on_a_disk_behind_memory_is_not_credited(e):
     if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
         print("SKIP: seed_on_a_disk_behind_memory_is_not_credited needs losetup and mkfs.ext4")
         return
-    for slaves, why in (("sda ram0", "made of a disk and of memory"), ("ram0 sda", "made of a disk and of memory"),
+    for slaves, why in (("sda ram0", "a device with one in it"), ("ram0 sda", "a device with one in it"),
                         ("sda", None), ("ram0", "is in memory")):
         good = e.make_seed()
         img, mnt = os.path.join(e.top, "ext4"), os.path.join(e.top, "mnt")
