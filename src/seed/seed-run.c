@@ -909,7 +909,8 @@ int seed_load(const SeedOptions *o) {
                         hash_hex(l.old.file.seed, l.old.file.seed_size, SEED_HASH_KEY, l.old_hash);
                         /* The same bytes under another name: a copy, or a
                          * link into another directory. */
-                        if (ledger_has(&l.ledger, LEDGER_SEED, l.old_hash))
+                        if (ledger_has(&l.ledger, LEDGER_SEED, l.old_hash) ||
+                    ledger_has(&l.ledger, LEDGER_NEXT, l.old_hash))
                                 forbid(l.no_seed_credit, "this seed was credited already in this boot, or "
                                        "written by a load of it, from another directory or name");
                 }
@@ -949,8 +950,9 @@ int seed_load(const SeedOptions *o) {
                 /* The replacement too: made from this boot's pool, it is
                  * not to be credited in this boot, however it is reached
                  * (the upper layer of the overlay it was written through,
-                 * a copy): by its bytes, as a seed credited here. */
-                ledger_note(&l, LEDGER_SEED, next_hash);
+                 * a copy): by its bytes, as a seed credited here, but
+                 * under a name of its own: SEED= says what was credited. */
+                ledger_note(&l, LEDGER_NEXT, next_hash);
         }
 
         /* 5. Decide, remember, record; then credit. */

@@ -437,6 +437,7 @@ static const char *const ledger_kind_table[_LEDGER_KIND_MAX] = {
         [LEDGER_DIRECTORY] = "DIRECTORY",
         [LEDGER_SEED] = "SEED",
         [LEDGER_CREDENTIAL] = "CREDENTIAL",
+        [LEDGER_NEXT] = "NEXT",
 };
 
 static bool hex_string_is(const char *s, size_t len) {
@@ -446,7 +447,7 @@ static bool hex_string_is(const char *s, size_t len) {
         return s[len] == 0;
 }
 
-/* DIRECTORY: "DEV:INO" in lower-case hex; SEED, CREDENTIAL: 64 hex digits. */
+/* DIRECTORY: "DEV:INO" in lower-case hex; SEED, CREDENTIAL, NEXT: 64 hex digits. */
 static bool ledger_id_valid(LedgerKind kind, const char *id) {
         size_t colon;
 

@@ -56,6 +56,7 @@
  *   BOOT_ID=32 hex digits        (first; the boot the entries belong to)
  *   DIRECTORY=DEV:INO            (a seed directory a load consumed)
  *   SEED=64 hex digits           (the keyed hash of a seed credited)
+ *   NEXT=64 hex digits           (the keyed hash of a replacement a load wrote)
  *   CREDENTIAL=64 hex digits     (the keyed hash of a credential credited)
  *
  * by identity, never by name: the same directory reached by another
@@ -191,6 +192,7 @@ typedef enum LedgerKind {
         LEDGER_DIRECTORY,
         LEDGER_SEED,
         LEDGER_CREDENTIAL,
+        LEDGER_NEXT,
         _LEDGER_KIND_MAX,
 } LedgerKind;
 

@@ -52,7 +52,7 @@ def records():
     write("records", "seed-escapes", b"SEED_PATH=/a\\x09b\\x5cc\\xffd\\x00e\\x\nREASON=\\\\\n")
     write("records", "gate", b"OUTCOME=ready\nREADY_AT_START=no\nSTART_BOOTTIME_USEC=18446744073709551615\n"
                              b"WAITED_USEC=99999999999999999999\n")
-    ledger = f"BOOT_ID={bid}\nDIRECTORY=803:12d687\nSEED={'ab' * 32}\nCREDENTIAL={'cd' * 32}\n"
+    ledger = f"BOOT_ID={bid}\nDIRECTORY=803:12d687\nSEED={'ab' * 32}\nCREDENTIAL={'cd' * 32}\nNEXT={'ef' * 32}\n"
     write("records", "ledger", ledger.encode())
     write("records", "ledger-cut", ledger[:-1].encode())
     write("records", "ledger-long-id", f"BOOT_ID={bid}\nSEED={'a' * 65}\n".encode())

@@ -462,6 +462,12 @@ def replacement_reached_another_way_is_not_credited_again(e):
     check(e.credited() == [good], "the replacement, reached through the overlay's upper layer, was credited "
           "in the boot that wrote it", out)
     check("written by a load" in out, "message", out)
+    # SEED= names what was credited, the one seed; the replacements are
+    # NEXT= (the second load wrote one too).
+    with open(os.path.join(e.run, "consumed")) as f:
+        lines = f.read().splitlines()
+    check(sum(x.startswith("SEED=") for x in lines) == 1 and sum(x.startswith("NEXT=") for x in lines) == 2,
+          "the ledger names one seed credited and two replacements written", "\n".join(lines))
 
 
 @case

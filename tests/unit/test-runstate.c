@@ -150,12 +150,17 @@ static void test_ledger(void **state) {
         assert_int_equal(ledger_add(&l, LEDGER_SEED, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"), 1);
         assert_int_equal(ledger_add(&l, LEDGER_SEED, "short"), -EINVAL);
         assert_int_equal(ledger_add(&l, LEDGER_CREDENTIAL, id), -EINVAL);
+        /* A replacement written is its own kind: not a seed credited. */
+        assert_int_equal(ledger_add(&l, LEDGER_NEXT, "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"), 1);
         assert_true(ledger_format(&l, buf, sizeof(buf)) > 0);
+        assert_non_null(strstr(buf, "\nNEXT=ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\n"));
         assert_int_equal(ledger_parse(buf, &out), 0);
         assert_string_equal(out.boot_id, l.boot_id);
         assert_true(ledger_has(&out, LEDGER_DIRECTORY, id));
         assert_false(ledger_has(&out, LEDGER_SEED, id));
         assert_true(ledger_has(&out, LEDGER_SEED, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"));
+        assert_true(ledger_has(&out, LEDGER_NEXT, "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"));
+        assert_false(ledger_has(&out, LEDGER_SEED, "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"));
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
                 assert_int_equal(ledger_parse(bad[i], &out), -EBADMSG);
         /* Full is an error, never a silent drop. */
