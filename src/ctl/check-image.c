@@ -703,6 +703,21 @@ static int dir_names_sorted(int dfd, const char *suffix, char ***ret, size_t *re
         return 0;
 }
 
+/* What look_at() says of @name in @dfd (when the walk there reached it:
+ * @dfd >= 0; else @f already says what stopped the walk), added to @l. */
+static int look_and_add(const Tree *t, int dfd, const ImageCheck *c, const char *path, const char *name,
+                        ImageFinding *f, FindingList *l) {
+        if (dfd >= 0) {
+                int r = look_at(t, dfd, c, path, name, f);
+
+                if (r < 0) {
+                        finding_done(f);
+                        return r;
+                }
+        }
+        return add_finding(l, c, path, f);
+}
+
 /* Every entry of the directory @c->path, but those checked on their own:
  * the directory is walked once and each entry looked at relative to it. */
 static int scan_directory(const Tree *t, const ImageCheck *c, const ImageCheck *checks, size_t n_checks,
@@ -735,12 +750,7 @@ static int scan_directory(const Tree *t, const ImageCheck *c, const ImageCheck *
                         return -ENOMEM;
                 }
                 f = (ImageFinding) {};
-                r = look_at(t, dfd, c, path, names[i], &f);
-                if (r < 0) {
-                        finding_done(&f);
-                        return r;
-                }
-                r = add_finding(l, c, path, &f);
+                r = look_and_add(t, dfd, c, path, names[i], &f, l);
                 if (r < 0)
                         return r;
         }
@@ -798,14 +808,7 @@ static int scan_each_dir(const Tree *t, const ImageCheck *c, FindingList *l) {
                                 return sfd;
                         continue;
                 }
-                if (sfd >= 0) {
-                        r = look_at(t, sfd, c, path, name, &f);
-                        if (r < 0) {
-                                finding_done(&f);
-                                return r;
-                        }
-                }
-                r = add_finding(l, c, path, &f);
+                r = look_and_add(t, sfd, c, path, name, &f, l);
                 if (r < 0)
                         return r;
         }
@@ -815,22 +818,14 @@ static int scan_each_dir(const Tree *t, const ImageCheck *c, FindingList *l) {
 static int look(const Tree *t, const ImageCheck *c, FindingList *l) {
         _cleanup_close_ int dfd = -EBADF;
         ImageFinding f = {};
-        const char *name;
-        int r;
+        const char *name = NULL;
 
         dfd = open_parent(t, c->path, &name, &f);
         if (dfd == -ENOENT || dfd == -ENOMEM) {
                 finding_done(&f);
                 return dfd == -ENOENT ? 0 : dfd;
         }
-        if (dfd >= 0) {
-                r = look_at(t, dfd, c, c->path, name, &f);
-                if (r < 0) {
-                        finding_done(&f);
-                        return r;
-                }
-        }
-        return add_finding(l, c, c->path, &f);
+        return look_and_add(t, dfd, c, c->path, name, &f, l);
 }
 
 typedef struct WhereIndex {
