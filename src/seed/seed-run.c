@@ -30,7 +30,8 @@
 #define CREDENTIAL_MAX 4096
 #define SYSTEM_CREDENTIALS_DIR "/run/credentials/@system"
 #define SEED_HASH_KEY "entropy-gate seed v1"
-#define WHY_MAX 200                  /* a reason in words, as the record and the log carry it */
+/* A reason in words, as the record and the log carry it (credit.h). */
+#define WHY_MAX CREDIT_REASON_MAX
 
 /* ---------------------------------------------------------------- mixing */
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -51,7 +52,9 @@ struct seed_facts {
         bool replacement_durable;
 };
 
-#define CREDIT_REASON_MAX 256
+/* Room for a whole path (a --root tree may be deep) and the words around
+ * it: no reason is cut short. */
+#define CREDIT_REASON_MAX (PATH_MAX + 256)
 
 typedef struct CreditDecision {
         bool credit;

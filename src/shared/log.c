@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,10 @@
 #include "log.h"
 #include "utf8.h"
 
-#define LOG_LINE_MAX 2048
+/* Room for a message naming two whole paths (a --root tree may be deep):
+ * none is cut short. /dev/kmsg keeps about 1 KiB of a record, the journal
+ * and a terminal all of it. */
+#define LOG_LINE_MAX (2 * PATH_MAX)
 
 static const char *log_program = "entropy-gate";
 static int log_max_level = LOG_INFO;

@@ -124,7 +124,8 @@ typedef enum SeedGeneration {
         _SEED_GENERATION_INVALID = -EINVAL,
 } SeedGeneration;
 
-#define RUNSTATE_TEXT_MAX 512
+/* A reason as the seed load gives it (CREDIT_REASON_MAX), whole. */
+#define RUNSTATE_TEXT_MAX (PATH_MAX + 512)
 
 typedef struct SeedRecord {
         char boot_id[33];            /* "" unknown */

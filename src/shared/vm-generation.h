@@ -2,6 +2,7 @@
 #pragma once
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,7 +89,8 @@ typedef struct VmGenerationPaths {
         const char *mem;             /* "/dev/mem" */
 } VmGenerationPaths;
 
-#define VM_GENERATION_WHY_MAX 160
+/* Room for a whole path and the words around it. */
+#define VM_GENERATION_WHY_MAX (PATH_MAX + 160)
 
 /* Read the generation from @paths: vmclock's counter when the device has
  * one, else the VM Generation ID. 1 and *ret when readable; 0 when there is

@@ -48,9 +48,13 @@ def check(cond, what, ctx=""):
 class Env:
     """One fake system: root, seed dir, run dir, pool log and state."""
 
-    def __init__(self, ready=True):
-        self.top = tempfile.mkdtemp(prefix="eg-seed-cli.")
-        os.chmod(self.top, 0o755)
+    def __init__(self, ready=True, deep=0):
+        self.tmp = tempfile.mkdtemp(prefix="eg-seed-cli.")
+        os.chmod(self.tmp, 0o755)
+        # deep: the tree that far down, 200 bytes a level, as a build
+        # directory with a long name puts it.
+        self.top = os.path.join(self.tmp, *(["d" * 200] * deep))
+        os.makedirs(self.top, mode=0o755, exist_ok=True)
         self.root = os.path.join(self.top, "root")
         self.seeds_rel = "/var/lib/entropy-gate"
         self.run = os.path.join(self.root, "run/entropy-gate")
@@ -207,7 +211,7 @@ class Env:
             self.env["FAKE_VMGEN_VMCLOCK"] = os.path.join(d, "vmclock0")
 
     def cleanup(self):
-        shutil.rmtree(self.top, ignore_errors=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 CASES = []

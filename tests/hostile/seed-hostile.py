@@ -569,6 +569,33 @@ def ledger_gone_with_this_boots_record_means_a_load_may_have_run(e):
 
 
 @case
+def reasons_under_a_deep_root_are_whole(e):
+    # A --root tree (a build directory) with a long name: every reason that
+    # names a path in it is still said to its end, in the log and the record.
+    d = Env(deep=12)
+    try:
+        check(len(d.run) > 2400, "the tree is not deep", d.run)
+        good = d.make_seed()
+        d.run_seed("load")
+        check(d.credited() == [good], "first load", d.out)
+        os.unlink(os.path.join(d.run, "consumed"))
+        d.run_seed("load")
+        check(len(d.credited()) == 1, "a second load credited once the ledger was gone", d.out)
+        check(d.run + "/consumed) is missing, but the record seed is this boot's: a load may have run;" in d.out,
+              "the reason was cut short", d.out)
+        check(d.runstate().get("ACTION") == "credited", "the first load's record was overwritten", str(d.runstate()))
+        with open(os.path.join(d.run, "consumed"), "wb") as f:
+            f.write(b"garbage\n")
+        d.run_seed("load")
+        check(d.run + "/consumed) is damaged, so a load may have run\n" in d.out, "the reason was cut short", d.out)
+        check(len(d.credited()) == 1, "credited over a damaged ledger", d.out)
+        check(d.runstate().get("REASON", "").endswith("/consumed) is damaged, so a load may have run"),
+              "the record's reason was cut short", str(d.runstate()))
+    finally:
+        d.cleanup()
+
+
+@case
 def overlay_over_a_tmpfs_credits_nothing_twice_across_boots(e):
     # systemd.volatile=overlay, overlayroot=tmpfs: the replacement lands on
     # the tmpfs, gone at the next boot, where the lower layer's seed and
