@@ -97,7 +97,7 @@ static int gather_bus(Timeline *t, bool *ret_target_found, bool *ret_gate_found)
         sd_bus *bus = NULL;
         UnitTimes ut;
         uint64_t v = 0;
-        unsigned not_started = 0;
+        unsigned not_started = 0, listed = 0;
         char not_started_list[512] = "";
         int r;
 
@@ -174,11 +174,20 @@ static int gather_bus(Timeline *t, bool *ret_target_found, bool *ret_gate_found)
                                 goto out;
                 } else {
                         size_t l = strlen(not_started_list);
-                        snprintf(not_started_list + l, sizeof(not_started_list) - l, "%s%s", l ? ", " : "", *u);
+
+                        /* Whole names only; the others are counted. */
+                        if (l + 2 + strlen(*u) < sizeof(not_started_list)) {
+                                snprintf(not_started_list + l, sizeof(not_started_list) - l, "%s%s", l ? ", " : "", *u);
+                                listed++;
+                        }
                         not_started++;
                 }
         }
-        if (not_started > 0)
+        if (not_started > listed)
+                r = add_note(t, "ordered after entropy-ready.target but not started this boot: %s%s%u %s",
+                             not_started_list, listed > 0 ? " and " : "", not_started - listed,
+                             listed > 0 ? "more" : "units");
+        else if (not_started > 0)
                 r = add_note(t, "ordered after entropy-ready.target but not started this boot: %s", not_started_list);
         else
                 r = 0;
