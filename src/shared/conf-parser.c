@@ -8,7 +8,8 @@
 #include "proc-cmdline.h"
 
 void conf_warn(const ConfContext *ctx, const char *format, ...) {
-        char msg[512];
+        /* Room for the words and two names or values (CONF_QUOTE()). */
+        char msg[1024];
         va_list ap;
 
         if (!ctx->warn)
@@ -83,7 +84,7 @@ static int parse_line(const ConfTable *t, void *base, ConfContext *ctx,
                 char *name;
 
                 if (l[len - 1] != ']') {
-                        conf_warn(ctx, "Invalid section header '%s', ignoring the section", l);
+                        conf_warn(ctx, "Invalid section header '%.*s%s', ignoring the section", CONF_QUOTE(l));
                         free(*section);
                         *section = NULL;
                         *section_ignored = true;
@@ -95,13 +96,13 @@ static int parse_line(const ConfTable *t, void *base, ConfContext *ctx,
                 free(*section);
                 *section = name;
                 if (!string_is_safe(name)) {
-                        conf_warn(ctx, "Bad characters in section header '%s', ignoring the section", l);
+                        conf_warn(ctx, "Bad characters in section header '%.*s%s', ignoring the section", CONF_QUOTE(l));
                         *section_ignored = true;
                         return 0;
                 }
                 *section_ignored = !section_known(t, name);
                 if (*section_ignored && !startswith(name, "X-"))
-                        conf_warn(ctx, "Unknown section '%s', ignoring", name);
+                        conf_warn(ctx, "Unknown section '%.*s%s', ignoring", CONF_QUOTE(name));
                 return 0;
         }
 
@@ -126,7 +127,7 @@ static int parse_line(const ConfTable *t, void *base, ConfContext *ctx,
         value = strip(eq + 1);
         item = item_find(t, *section, key);
         if (!item) {
-                conf_warn(ctx, "Unknown key '%s' in section [%s], ignoring", key, *section);
+                conf_warn(ctx, "Unknown key '%.*s%s' in section [%.*s%s], ignoring", CONF_QUOTE(key), CONF_QUOTE(*section));
                 return 0;
         }
         ctx->section = *section;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <string.h>
 
 #include "macro.h"
 
@@ -12,6 +13,12 @@ typedef void (*config_warn_t)(void *userdata, const char *source, unsigned line,
 
 /* The source name of settings from the kernel command line. */
 #define CONF_SOURCE_CMDLINE "kernel command line"
+
+/* A name or value from the input, as a message quotes it: at most
+ * CONF_QUOTE_MAX bytes of it, then "..." when there is more, so that the
+ * words after it (what was done about it) are never cut off. For "%.*s%s". */
+#define CONF_QUOTE_MAX 128
+#define CONF_QUOTE(s) (int) MIN(strlen(s), (size_t) CONF_QUOTE_MAX), (s), strlen(s) > CONF_QUOTE_MAX ? "..." : ""
 
 /* Where the value being parsed came from, so that a parse function can say
  * so, and where its default lives, so that "" can restore it. */

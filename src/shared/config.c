@@ -231,8 +231,8 @@ static int parse_duration_item(const ConfContext *ctx, const char *value, void *
         if (!*value)
                 *u = *(const usec_t *) ctx->default_value;
         else if (parse_duration(value, u) < 0)
-                conf_warn(ctx, "Invalid %s=%s (expected a duration such as 30s, 2min or infinity), ignoring",
-                          ctx->key, value);
+                conf_warn(ctx, "Invalid %s=%.*s%s (expected a duration such as 30s, 2min or infinity), ignoring",
+                          ctx->key, CONF_QUOTE(value));
         return 0;
 }
 
@@ -247,7 +247,7 @@ static int parse_on_timeout(const ConfContext *ctx, const char *value, void *dat
         }
         t = on_timeout_from_string(value);
         if (t < 0)
-                conf_warn(ctx, "Invalid %s=%s (expected fail or proceed), ignoring", ctx->key, value);
+                conf_warn(ctx, "Invalid %s=%.*s%s (expected fail or proceed), ignoring", ctx->key, CONF_QUOTE(value));
         else
                 *o = t;
         return 0;
@@ -285,7 +285,7 @@ static int parse_bool_item(const ConfContext *ctx, const char *value, void *data
         /* A bare kernel parameter means yes. */
         k = value ? parse_boolean(value) : 1;
         if (k < 0)
-                conf_warn(ctx, "Invalid %s=%s (expected yes or no), ignoring", ctx->key, value);
+                conf_warn(ctx, "Invalid %s=%.*s%s (expected yes or no), ignoring", ctx->key, CONF_QUOTE(value));
         else
                 *b = k;
         return 0;
@@ -303,8 +303,9 @@ static int parse_credit(const ConfContext *ctx, const char *value, void *data) {
         else
                 k = value ? parse_boolean(value) : 1;
         if (k < 0) {
-                conf_warn(ctx, "Invalid %s=%s (expected yes or no), ignoring, and crediting nothing", ctx->key, value);
-                return config_mark_broken(c, "%s=%s (%s) does not parse", ctx->key, value, ctx->source);
+                conf_warn(ctx, "Invalid %s=%.*s%s (expected yes or no), ignoring, and crediting nothing", ctx->key,
+                          CONF_QUOTE(value));
+                return config_mark_broken(c, "%s=%.*s%s (%s) does not parse", ctx->key, CONF_QUOTE(value), ctx->source);
         }
         c->credit = k;
         free(c->credit_origin);
@@ -331,8 +332,8 @@ static int parse_directory(const ConfContext *ctx, const char *value, void *data
                 /* A ".." would lead out of the tree it is read in (an
                  * image's), and another spelling of a directory is not
                  * what anyone means: refused, and the file is broken. */
-                conf_warn(ctx, "Invalid %s=%s (expected an absolute path without \".\", \"..\" or empty "
-                          "components), ignoring", ctx->key, value);
+                conf_warn(ctx, "Invalid %s=%.*s%s (expected an absolute path without \".\", \"..\" or empty "
+                          "components), ignoring", ctx->key, CONF_QUOTE(value));
                 return 0;
         }
         n = strdup(value);

@@ -596,6 +596,33 @@ def reasons_under_a_deep_root_are_whole(e):
 
 
 @case
+def long_values_in_the_configuration_are_said_to_their_end(e):
+    # A key, section or value of extreme length in the configuration or on
+    # the kernel command line: each warning and reason is still whole, and
+    # says what was done (the value itself may be shortened, with "...").
+    good = e.make_seed()
+    for text, cmdline, tail in (
+            ("[Seed]\nCredit=" + "x" * 600 + "\n", "quiet", "ignoring, and crediting nothing"),
+            ("[Seed]\nCredit=" + "x" * 20000 + "\n", "quiet", "ignoring, and crediting nothing"),
+            ("[Seed]\n" + "K" * 600 + "=1\n", "quiet", "in section [Seed], ignoring"),
+            ("[" + "S" * 600 + "]\nCredit=no\n", "quiet", "', ignoring"),
+            ("[" + "S" * 600 + "]\n" + "K" * 600 + "=1\n", "quiet", ""),
+            ("", "entropy_gate.credit=" + "y" * 9000, "ignoring, and crediting nothing")):
+        e.new_boot()
+        e.write_conf(text)
+        e.set_cmdline(cmdline)
+        e.run_seed("load")
+        check(e.credited() == [], "credited with a configuration that does not parse", e.out)
+        warnings = [l for l in e.out.splitlines() if "ignoring" in l]
+        check(warnings and all(l.endswith(tail) for l in warnings), "a warning was cut short", e.out[:3000])
+        reason = e.runstate().get("REASON", "")
+        check(reason.endswith("does not parse)") or reason.endswith("does not parse cleanly (1 problem))"),
+              "the reason was cut short", reason[-300:])
+        check(any(l.endswith(reason) for l in e.out.splitlines()), "the log did not say the whole reason", e.out[-3000:])
+    check(good not in e.credited(), "the seed was credited", e.out)
+
+
+@case
 def overlay_over_a_tmpfs_credits_nothing_twice_across_boots(e):
     # systemd.volatile=overlay, overlayroot=tmpfs: the replacement lands on
     # the tmpfs, gone at the next boot, where the lower layer's seed and
