@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/time.h>
 
+#include "conf-parser.h"
 #include "gate.h"
 #include "macro.h"
 #include "pool.h"
@@ -80,39 +81,41 @@ int gate_parse_argv(int argc, char *argv[], GateArgs *ret, char *error, size_t e
                         break;
                 case ARG_TIMEOUT:
                         if (parse_duration(optarg, &a.timeout) < 0)
-                                FAIL("Invalid --timeout=%s: expected a duration such as 30s, 500ms, 2min or infinity", optarg);
+                                FAIL("Invalid --timeout=%.*s%s: expected a duration such as 30s, 500ms, 2min or infinity",
+                                     CONF_QUOTE(optarg));
                         a.timeout_set = true;
                         break;
                 case ARG_WARN_AFTER:
                         if (parse_duration(optarg, &a.warn_after) < 0)
-                                FAIL("Invalid --warn-after=%s: expected a duration such as 10s, 500ms, 2min or infinity", optarg);
+                                FAIL("Invalid --warn-after=%.*s%s: expected a duration such as 10s, 500ms, 2min or infinity",
+                                     CONF_QUOTE(optarg));
                         a.warn_after_set = true;
                         break;
                 case ARG_ON_TIMEOUT: {
                         OnTimeout t = on_timeout_from_string(optarg);
                         if (t < 0)
-                                FAIL("Invalid --on-timeout=%s: expected fail or proceed", optarg);
+                                FAIL("Invalid --on-timeout=%.*s%s: expected fail or proceed", CONF_QUOTE(optarg));
                         a.on_timeout = t;
                         a.on_timeout_set = true;
                         break;
                 }
                 case ARG_READY_FD:
                         if (parse_fd(optarg, &a.ready_fd) < 0)
-                                FAIL("Invalid --ready-fd=%s: expected a file descriptor number", optarg);
+                                FAIL("Invalid --ready-fd=%.*s%s: expected a file descriptor number", CONF_QUOTE(optarg));
                         break;
                 case ':':
-                        FAIL("Option '%s' needs a value", argv[optind - 1]);
+                        FAIL("Option '%.*s%s' needs a value", CONF_QUOTE(argv[optind - 1]));
                 case '?':
                 default:
                         /* A short option is named by optopt (it may sit inside
                          * a group like -qx); a long one by its word. */
                         if (optopt > 0 && optopt < 0x100 && !startswith(argv[optind - 1], "--"))
                                 FAIL("Unknown option '-%c'", optopt);
-                        FAIL("Unknown option '%s'", argv[optind - 1]);
+                        FAIL("Unknown option '%.*s%s'", CONF_QUOTE(argv[optind - 1]));
                 }
         }
         if (optind < argc)
-                FAIL("Unexpected argument '%s': entropy-gate takes options only", argv[optind]);
+                FAIL("Unexpected argument '%.*s%s': entropy-gate takes options only", CONF_QUOTE(argv[optind]));
 #undef FAIL
 
         *ret = a;

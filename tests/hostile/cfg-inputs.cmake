@@ -48,6 +48,10 @@ eg_hostile_input_test(cfg-load cfg-load.c)
 # say, never wrapped into a short wait.
 eg_hostile_input_test(cfg-durations cfg-durations.c)
 
+# entropy-gate's options, names and arguments hundreds of bytes or 100 KiB
+# long: refused (exit status 2) with a message said to its end.
+eg_hostile_input_test(gate-long-options gate-long-options.py ARGS $<TARGET_FILE:entropy-gate-fakepool>)
+
 # The initrd's entropy_gate.initrd= switch, read as the kernel splits the
 # command line (quoted values, 0xA0), never as the shell does.
 eg_hostile_input_test(initrd-cmdline initrd-cmdline.sh
