@@ -50,7 +50,9 @@ int root_set(const char *dir) {
         if (l == 0)
                 /* "", "/", "//": the real root. */
                 return 0;
-        if (l >= sizeof(root_dir_buf))
+        /* Room left for the names below it that messages show whole
+         * (ROOT_SUFFIX_MAX). */
+        if (l >= sizeof(root_dir_buf) - ROOT_SUFFIX_MAX)
                 return -ENAMETOOLONG;
         memcpy(root_dir_buf, dir, l);
         root_dir_buf[l] = 0;

@@ -24,10 +24,15 @@
  * relative to the directory fd the resolver returned, never by a name
  * looked up again. */
 
+/* How much of PATH_MAX a root leaves to the paths below it: the fixed
+ * ones (/run/entropy-gate, /etc/machine-id, the legacy seeds) are shown
+ * whole in messages, with the root in front. */
+#define ROOT_SUFFIX_MAX 256
+
 /* NULL, "" and "/" mean the real root. Opens @dir at once, so that a root
  * that cannot be used as given is an error here, never a silent fall back
- * to "/": -ENAMETOOLONG, -ENOENT, -ENOTDIR, -EACCES, ... The string is
- * copied. */
+ * to "/": -ENAMETOOLONG (longer than PATH_MAX - ROOT_SUFFIX_MAX), -ENOENT,
+ * -ENOTDIR, -EACCES, ... The string is copied. */
 int root_set(const char *dir);
 
 /* NULL for the real root, else the directory as given without trailing

@@ -356,7 +356,7 @@ void seed_record_parse(const char *text, SeedRecord *ret) {
 /* ---- Files ---- */
 
 const char *runstate_dir(void) {
-        static char dir[PATH_MAX];
+        static char dir[PATH_MAX + sizeof(RUN_DIR_DEFAULT)];
 
         snprintf(dir, sizeof(dir), "%s" RUN_DIR_DEFAULT, root_get() ?: "");
         return dir;

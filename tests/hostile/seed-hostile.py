@@ -398,8 +398,13 @@ def root_that_cannot_be_used_is_an_error(e):
     # Never silently "/" instead.
     f = os.path.join(e.top, "a-file")
     open(f, "w").close()
+    # A real directory too deep for the paths below it to be named whole.
+    deep = os.path.join(e.top, *(["r" * 200] * ((3900 - len(e.top)) // 201)))
+    deep = os.path.join(deep, "r" * (3900 - len(deep) - 1))
+    os.makedirs(deep)
+    check(len(deep) == 3900, "the deep root's length", str(len(deep)))
     for root, why in ((os.path.join(e.top, "missing"), "No such file"), (f, "Not a directory"),
-                      ("/" + "a" * 5000, "too long")):
+                      ("/" + "a" * 5000, "too long"), (deep, "too long")):
         for verb in ("load", "save", "provision"):
             rc, out = run([SEED_BIN, verb, "--root=" + root, "--seed-dir=/eg-hostile-never-created"], e.env)
             check(rc == 1 and "--root=" in out and why in out, f"{verb} --root={root[:40]}: exit {rc}", out[:300])
