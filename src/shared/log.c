@@ -11,8 +11,8 @@
 #include "utf8.h"
 
 /* Room for a message naming two whole paths (a --root tree may be deep):
- * none is cut short. /dev/kmsg keeps about 1 KiB of a record, the journal
- * and a terminal all of it. */
+ * none is cut short. /dev/kmsg refuses a record over 1 KiB: such a line
+ * goes to stderr instead, whole. */
 #define LOG_LINE_MAX (2 * PATH_MAX)
 
 static const char *log_program = "entropy-gate";
