@@ -29,8 +29,11 @@ static int load_image_config(const char *root, int image_fd, bool cross_mounts, 
         int r;
 
         r = root_set(root);
-        if (r < 0)
+        if (r < 0) {
+                /* Too long for the paths below it to be named. */
+                (void) config_init(ret);
                 return r;
+        }
         root_set_tree(cross_mounts ? CHASE_MOUNTS_IN_TREE : CHASE_NO_XDEV);
         /* ROOT opened twice: the same directory both times, or nothing. */
         r = root_fd();

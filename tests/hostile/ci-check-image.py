@@ -20,6 +20,7 @@ image holds:
 - a seed credential planted where systemd or systemd-stub passes it to
   every boot (a credential store, an ESP, beside a UKI): every clone
   would credit it once; reported, and removed by --fix;
+- an image root too long for the paths below it: an error, no crash;
 - the attacks again with openat2() failing (ENOSYS, injected with strace),
   as on kernels before 5.6: the resolver's rules by hand.
 
@@ -399,5 +400,19 @@ with tempfile.TemporaryDirectory() as tmp:
                     f"seed credential /{rel} {fix}: {'left' if fix else 'removed'}")
     os.unlink(os.path.join(host, "srv/cred"))
     os.unlink(os.path.join(host, "srv/entropy-gate.seed.cred"))
+
+    # ---- An image root too long for the paths below it to be named: a
+    # clear error, nothing touched (it once crashed freeing a configuration
+    # never read).
+    deep = os.path.join(tmp, *(["r" * 200] * ((3900 - len(tmp)) // 201)))
+    deep = os.path.join(deep, "r" * (3900 - len(deep) - 1))
+    os.makedirs(os.path.join(deep, "var/lib/entropy-gate"))
+    T.put(deep, "var/lib/entropy-gate/seed", os.urandom(64))
+    for args in ([], ["--fix"], ["--json=short"]):
+        p = subprocess.run([ctl, "check-image", *args, deep], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        F.check(p.returncode == 1 and "File name too long" in p.stderr,
+                f"a root of 3900 bytes {args}: exit {p.returncode}: {p.stderr[-200:]}")
+    F.check(os.path.exists(os.path.join(deep, "var/lib/entropy-gate/seed")), "a root of 3900 bytes: seed removed")
 
 F.exit("ci-check-image")
