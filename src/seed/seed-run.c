@@ -911,7 +911,7 @@ int seed_load(const SeedOptions *o) {
                         /* The same bytes under another name: a copy, or a
                          * link into another directory. */
                         if (ledger_has(&l.ledger, LEDGER_SEED, l.old_hash) ||
-                    ledger_has(&l.ledger, LEDGER_NEXT, l.old_hash))
+                            ledger_has(&l.ledger, LEDGER_NEXT, l.old_hash))
                                 forbid(l.no_seed_credit, "this seed was credited already in this boot, or "
                                        "written by a load of it, from another directory or name");
                 }
