@@ -32,6 +32,7 @@ echo "\$*" >>"\$FAKE_LOG"
 [ -n "\${NOTIFY_SOCKET-}" ] && echo "NOTIFY_SOCKET=\$NOTIFY_SOCKET \$*" >>"$tmp/notify.log"
 "$gate" "\$@" --help >/dev/null 2>&1 || exit
 [ "\$1" = --timeout=0 ] && exit "\${FAKE_READY_RC:-3}"
+[ -n "\${FAKE_RECORD-}" ] && echo "OUTCOME=\$FAKE_RECORD" >"$tmp/run/entropy-gate/gate"
 exit "\${FAKE_GATE_RC:-3}"
 EOF
 printf '#!/bin/sh\necho "seed $*" >>"$FAKE_LOG"\nexit "${FAKE_SEED_RC:-0}"\n' >"$tmp/entropy-seed"
@@ -251,6 +252,10 @@ else
 fi
 rmdir "$tmp/run"
 
+# From here on a runtime directory of this test's own: boot() links a
+# missing one to /var/run, where this machine's gate keeps its record.
+mkdir "$tmp/run"
+
 # The machine-id, made once the pool is ready: where there is none, where
 # it is empty, and where an image reset for cloning left "uninitialized"
 # (entropyctl check-image --fix), which would otherwise make every boot a
@@ -274,6 +279,31 @@ for c in "none:" "empty:-" "uninitialized:uninitialized" "kept:0123456789abcdef0
                 fail "openwrt: machine-id $name: not made, it says '$now'"
         fi
 done
+
+# Whether the wait ended ready is what the gate recorded: asking it again
+# (--timeout=0) would overwrite the record of the wait with one of no time,
+# a "timeout-proceed" turned into "timeout-fail", and a pool initialized a
+# moment after the timeout with proceed would make the machine-id the
+# record says was made unseeded.
+mkdir "$tmp/run/entropy-gate"
+for c in "timeout-proceed:0" "ready:3"; do
+        rec=${c%%:*} probe=${c#*:}
+        rm -f "$tmp/machine-id" "$tmp/run/entropy-gate/gate"
+        FAKE_RECORD=$rec FAKE_READY_RC=$probe FAKE_GATE_RC=0 openwrt "rec-$rec" 30s proceed 10s
+        runs=$(grep -c '^--' "$tmp/rec-$rec.log")
+        made=no
+        [ -s "$tmp/machine-id" ] && made=yes
+        want=no
+        [ "$rec" = ready ] && want=yes
+        if [ "$runs" = 1 ] && [ "$made" = "$want" ] &&
+           [ "$(cat "$tmp/run/entropy-gate/gate")" = "OUTCOME=$rec" ]; then
+                ok "openwrt: a wait recorded as $rec is kept as it is, machine-id made: $made"
+        else
+                fail "openwrt: a wait recorded as $rec: $runs gate runs, machine-id made: $made," \
+                        "record: $(cat "$tmp/run/entropy-gate/gate" 2>&1)"
+        fi
+done
+rm -rf "$tmp/run/entropy-gate"
 
 # sysvinit's entropy-gate with ENTROPY_GATE_OPTS it refuses: the boot
 # goes on whatever the exit status, so it must wait as the configuration

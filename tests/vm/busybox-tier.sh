@@ -365,8 +365,8 @@ vm_check openwrt-timeout.network "openwrt-timeout: the next boot script (the net
     test "$(vm_get "$log" network_started)" = yes
 vm_check openwrt-timeout.logged "openwrt-timeout: the kernel log says why ($(vm_get "$log" kmsg_gate))" \
     eval '[[ "$(vm_get "$log" kmsg_gate)" == *"not initialized after 200ms"*"boot goes on"* ]]'
-vm_check openwrt-timeout.no-machine-id "openwrt-timeout: no machine-id made from a pool not known to be initialized at that point, unless it was by then ($(vm_get "$log" machine_id))" \
-    eval 'test "$(vm_get "$log" machine_id)" = none || probe_is boot-post 1'
+vm_check openwrt-timeout.no-machine-id "openwrt-timeout: no machine-id made after a wait the gate recorded as timed out (OUTCOME=$(vm_get "$log" gate.OUTCOME); machine-id: $(vm_get "$log" machine_id))" \
+    test "$(vm_get "$log" gate.OUTCOME)" = timeout-fail -a "$(vm_get "$log" machine_id)" = none
 vm_check openwrt-timeout.saved-at-stop "openwrt-timeout: stop() still saved a seed at shutdown (status $(vm_get "$log" shutdown_rc))" \
     test "$(vm_get "$log" shutdown_rc)" = 0 -a -n "$(vm_get "$log" seed_sha)"
 
