@@ -70,6 +70,11 @@ eg_hostile_input_test(cmdline-split cmdline-split.c)
 eg_hostile_input_test(init-scripts init-scripts.sh
                       ARGS ${CMAKE_SOURCE_DIR} $<TARGET_FILE:entropy-gate-fakepool> TIMEOUT 60)
 
+# The configuration the initramfs-tools hook copies into the initrd: a
+# drop-in the system cannot read (a symbolic link to nothing, a directory)
+# is one the initrd cannot read either, never left out.
+eg_hostile_input_test(initrd-hook-config initrd-hook-config.sh ARGS ${CMAKE_SOURCE_DIR} TIMEOUT 60)
+
 # The initrd helper imports no credential from the hypervisor of a
 # confidential VM (SEV, TDX, Secure Execution), as systemd does not.
 eg_hostile_input_test(initrd-credential-cvm initrd-credential-cvm.sh
