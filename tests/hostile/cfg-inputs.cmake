@@ -2,8 +2,9 @@
 # Hostile inputs to the configuration and kernel command line parsers, the
 # terminal and JSON output and the notification socket, and the initrd's
 # reading of the command line, and the service definitions for other init
-# systems (label "hostile"; names cfg-, cmdline-, init-, term-, notify-,
-# initrd-). Each test is an attack that once worked.
+# systems, and the packages' state files (label "hostile"; names cfg-,
+# cmdline-, init-, term-, notify-, initrd-, pkg-). Each test is an attack
+# that once worked.
 
 # eg_hostile_input_test(NAME SCRIPT|SOURCE [ARGS...] [TIMEOUT s] [LIBS ...]):
 # tests/hostile/SCRIPT run by sh or python3, or tests/hostile/SOURCE (.c), a
@@ -69,6 +70,15 @@ eg_hostile_input_test(cmdline-split cmdline-split.c)
 # at shutdown.
 eg_hostile_input_test(init-scripts init-scripts.sh
                       ARGS ${CMAKE_SOURCE_DIR} $<TARGET_FILE:entropy-gate-fakepool> TIMEOUT 60)
+
+# The configuration the initramfs-tools hook copies into the initrd: a
+# drop-in the system cannot read (a symbolic link to nothing, a directory)
+# is one the initrd cannot read either, never left out.
+eg_hostile_input_test(initrd-hook-config initrd-hook-config.sh ARGS ${CMAKE_SOURCE_DIR} TIMEOUT 60)
+
+# Erasing the RPM removes the seed's and the credential record's temporary
+# copies too, which a save cut short leaves behind (%ghost).
+eg_hostile_input_test(pkg-state-files pkg-state-files.sh ARGS ${CMAKE_SOURCE_DIR})
 
 # The initrd helper imports no credential from the hypervisor of a
 # confidential VM (SEV, TDX, Secure Execution), as systemd does not.

@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# What the initramfs-tools hook and the dracut module put into the initrd
+# of the configuration, against a careless /etc: a drop-in that is a symbolic link to nothing or
+# a directory makes the system credit nothing (entropy-gate.conf(5)), and
+# must make the initrd credit nothing too, not vanish from it and leave
+# CreditCredentialWithoutMemory=yes of the other files in force. The hook
+# (from its template, pointed at a temporary /etc and stand-in programs)
+# runs with initramfs-tools' own hook-functions into a temporary DESTDIR;
+# the dracut module's install() with stand-ins for dracut's functions.
+# Usage: initrd-hook-config.sh SOURCE_DIR
+set -u
+src=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+ok() { echo "ok: $*"; }
+
+functions=/usr/share/initramfs-tools/hook-functions
+if [ ! -r "$functions" ]; then
+        echo "SKIP: initramfs-tools is not installed ($functions)"
+        exit 77
+fi
+
+conf=$tmp/etc/entropy-gate.conf
+mkdir -p "$tmp/sbin" "$conf.d"
+for b in entropy-gate entropy-seed entropy-gate-initrd; do
+        printf '#!/bin/sh\n' >"$tmp/sbin/$b"
+        chmod +x "$tmp/sbin/$b"
+done
+sed -e "s|@EG_SBINDIR@|$tmp/sbin|g" -e "s|@EG_INITRD_HELPER@|$tmp/sbin/entropy-gate-initrd|g" \
+    -e "s|@ENTROPY_GATE_CONF_FILE@|$conf|g" "$src/initrd/initramfs-tools/hook.in" >"$tmp/hook"
+
+# hook: run it into a fresh $tmp/dest (its messages in $tmp/hook.err).
+hook() {
+        rm -rf "$tmp/dest" && mkdir "$tmp/dest"
+        DESTDIR=$tmp/dest verbose=n version=0 MODULESDIR=$tmp/none sh "$tmp/hook" >"$tmp/hook.err" 2>&1 ||
+                fail "the hook failed: $(cat "$tmp/hook.err")"
+}
+# unreadable NAME: NAME is in the initrd as a name the configuration
+# loader reads as a file that cannot be read (a symbolic link to nothing).
+unreadable() {
+        [ -h "$tmp/dest$1" ] && [ ! -e "$tmp/dest$1" ]
+}
+
+printf '[Seed]\nCreditCredentialWithoutMemory=yes\n' >"$conf"
+printf '[Gate]\nTimeout=5s\n' >"$conf.d/10-ok.conf"
+ln -s /dev/null "$conf.d/20-masked.conf"
+ln -s "$tmp/gone" "$conf.d/90-dangling.conf"
+mkdir "$conf.d/91-directory.conf"
+hook
+[ -f "$tmp/dest$conf" ] && [ -f "$tmp/dest$conf.d/10-ok.conf" ] &&
+        ok "the configuration and a drop-in are copied" || fail "the configuration is not copied"
+[ ! -e "$tmp/dest$conf.d/20-masked.conf" ] || fail "a masked drop-in was copied as something"
+unreadable "$conf.d/90-dangling.conf" &&
+        ok "a drop-in that is a symbolic link to nothing is one in the initrd" ||
+        fail "a drop-in that is a symbolic link to nothing is left out: the initrd credits, the system does not"
+unreadable "$conf.d/91-directory.conf" &&
+        ok "a drop-in that is a directory cannot be read in the initrd" ||
+        fail "a drop-in that is a directory is left out: the initrd credits, the system does not"
+grep -q "90-dangling.conf cannot be read; this initrd credits nothing" "$tmp/hook.err" ||
+        fail "no warning from the hook: $(cat "$tmp/hook.err")"
+
+# The drop-in directory itself a symbolic link to nothing.
+rm -rf "$conf.d"
+ln -s "$tmp/gone" "$conf.d"
+hook
+unreadable "$conf.d" && ok "a drop-in directory that is a symbolic link to nothing is one in the initrd" ||
+        fail "a drop-in directory that is a symbolic link to nothing is left out"
+
+# The dracut module, the same: its install() with stand-ins for dracut's
+# functions (inst_simple and inst_multiple copy what a link leads to, as dracut
+# does).
+sed -e "s|@EG_SBINDIR@|$tmp/sbin|g" -e "s|@EG_INITRD_HELPER@|$tmp/sbin/entropy-gate-initrd|g" \
+    -e "s|@ENTROPY_GATE_CONF_FILE@|$conf|g" "$src/initrd/dracut/module-setup.sh.in" >"$tmp/module-setup.sh"
+dracut() {
+        rm -rf "$tmp/dest" && mkdir "$tmp/dest"
+        initdir=$tmp/dest bash -c '
+                inst_simple() { mkdir -p "$initdir${1%/*}" && cp -L "$1" "$initdir$1"; }
+                inst_multiple() { for f; do case $f in /*) [ ! -e "$f" ] || inst_simple "$f" ;; esac; done; }
+                inst_binary() { :; }; inst_script() { :; }; inst_hook() { :; }
+                dracut_module_included() { return 1; }
+                dwarn() { echo "dracut Warning: $*" >&2; }
+                . "$1" && install' sh "$tmp/module-setup.sh" >"$tmp/hook.err" 2>&1 ||
+                fail "the dracut module failed: $(cat "$tmp/hook.err")"
+}
+rm -f "$conf.d"
+mkdir "$conf.d"
+printf '[Gate]\nTimeout=5s\n' >"$conf.d/10-ok.conf"
+ln -s /dev/null "$conf.d/20-masked.conf"
+ln -s "$tmp/gone" "$conf.d/90-dangling.conf"
+mkdir "$conf.d/91-directory.conf"
+dracut
+[ -f "$tmp/dest$conf" ] && [ -f "$tmp/dest$conf.d/10-ok.conf" ] &&
+        ok "dracut: the configuration and a drop-in are copied" || fail "dracut: the configuration is not copied"
+[ ! -e "$tmp/dest$conf.d/20-masked.conf" ] || fail "dracut: a masked drop-in was copied as something"
+unreadable "$conf.d/90-dangling.conf" && unreadable "$conf.d/91-directory.conf" &&
+        ok "dracut: drop-ins that cannot be read cannot be read in the initrd" ||
+        fail "dracut: a drop-in that cannot be read is left out: the initrd credits, the system does not"
+grep -q "90-dangling.conf cannot be read; this initrd credits nothing" "$tmp/hook.err" ||
+        fail "dracut: no warning: $(cat "$tmp/hook.err")"
+
+exit $failed
