@@ -35,7 +35,7 @@ endfunction()
 eg_hostile_input_test(notify-full-receiver notify-full-receiver.py
                       ARGS $<TARGET_FILE:entropy-gate-fakepool> TIMEOUT 120)
 
-# C1 controls, invalid UTF-8 and long paths in entropyctl's terminal and JSON output.
+# C1 controls, invalid UTF-8 and long paths in entropyctl's terminal, JSON and SVG output.
 if(TARGET eg-ctl)
   eg_hostile_input_test(term-output term-output.c LIBS eg-ctl)
 endif()
