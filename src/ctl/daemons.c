@@ -73,6 +73,17 @@ static char *proc_read(int proc_fd, const char *pid, const char *file, size_t ma
         return buf;
 }
 
+/* Does /proc/PID/status say the process runs as root, its real and
+ * effective user IDs 0 (as seen from our user namespace)? Only root
+ * credits the pool (RNDADDENTROPY); any user can start a program named
+ * rngd, and a setuid one it links to has a real ID that is not 0. */
+static bool status_is_root(const char *status) {
+        const char *p = status ? strstr(status, "\nUid:") : NULL;
+        unsigned long real, effective;
+
+        return p && sscanf(p + 5, "%lu %lu", &real, &effective) == 2 && real == 0 && effective == 0;
+}
+
 int process_find(int proc_fd, const char *process, pid_t *pids, size_t max, size_t *ret_n) {
         size_t n = 0;
         DIR *d;
@@ -87,7 +98,7 @@ int process_find(int proc_fd, const char *process, pid_t *pids, size_t max, size
                 return -ENOMEM;
         }
         for (;;) {
-                _cleanup_free_ char *comm = NULL, *cmdline = NULL;
+                _cleanup_free_ char *comm = NULL, *cmdline = NULL, *status = NULL;
                 struct dirent *de;
                 char *end;
                 long pid;
@@ -111,6 +122,9 @@ int process_find(int proc_fd, const char *process, pid_t *pids, size_t max, size
                 if (strlen(process) > COMM_MAX)
                         cmdline = proc_read(proc_fd, de->d_name, "cmdline", 4096);
                 if (!process_is(process, comm, cmdline))
+                        continue;
+                status = proc_read(proc_fd, de->d_name, "status", 8192);
+                if (!status_is_root(status))
                         continue;
                 pids_insert(pids, MIN(n, max), max, (pid_t) pid);
                 n++;

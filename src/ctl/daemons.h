@@ -25,7 +25,9 @@ extern const size_t entropy_daemons_count;
  * path component. */
 bool process_is(const char *process, const char *comm, const char *argv0);
 
-/* Every process named @process in the proc directory @proc_fd: the @max
+/* Every process named @process in the proc directory @proc_fd that runs
+ * as root (real and effective user ID 0 in /proc/PID/status: a program of
+ * that name another user started can credit nothing): the @max
  * lowest pids into @pids, sorted; *ret_n is how many were found in all. 0,
  * or -errno when the directory cannot be read. */
 #define DAEMON_PIDS_MAX 8

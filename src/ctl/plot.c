@@ -158,8 +158,10 @@ COLOURS(LIGHT)
 #undef LIGHT
 
 /* Text into XML character data or an attribute value: markup escaped,
- * control characters as spaces, invalid UTF-8 as U+FFFD, at most @max
- * characters (then an ellipsis); log lines are anyone's text. */
+ * control characters (C1 and the bidirectional overrides too: the picture
+ * may go to a terminal, U+009B is CSI there) as spaces, invalid UTF-8 as
+ * U+FFFD, at most @max characters (then an ellipsis); log lines and saved
+ * files are anyone's text. */
 static void xml_text(FILE *f, const char *s, size_t max) {
         const unsigned char *p = (const unsigned char *) (s ?: "");
         size_t chars = 0;
@@ -187,6 +189,11 @@ static void xml_text(FILE *f, const char *s, size_t max) {
                 if (n == 0) {
                         fputs("\ufffd", f);
                         p++;
+                        continue;
+                }
+                if (utf8_code_point_is_control(utf8_code_point(p, n))) {
+                        fputc(' ', f);
+                        p += n;
                         continue;
                 }
                 /* U+FFFE and U+FFFF are UTF-8 but not XML: no reader

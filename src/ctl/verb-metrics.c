@@ -98,6 +98,8 @@ int verb_metrics(int argc, char *argv[], const CtlArgs *a) {
         if (a->quiet && !a->output && a->json == JSON_FORMAT_OFF)
                 return CTL_EXIT_OK;
         r = output_write(a->output, text, size);
+        if (r == -EEXIST)
+                return log_error("%s is not a regular file: not replaced.", a->output), CTL_EXIT_FAILURE;
         if (r < 0)
                 return log_error_errno(r, "Failed to write the metrics to %s: %m", a->output ?: "standard output"),
                         CTL_EXIT_FAILURE;

@@ -116,6 +116,10 @@ int verb_plot(int argc, char *argv[], const CtlArgs *a) {
         /* -q: nothing on standard output; a file asked for, or JSON, is
          * still written. */
         r = a->quiet && !a->output && a->json == JSON_FORMAT_OFF ? 0 : output_write(a->output, text, text_size);
+        if (r == -EEXIST) {
+                log_error("%s is not a regular file: not replaced.", a->output);
+                goto out;
+        }
         if (r < 0) {
                 log_error_errno(r, "Failed to write the %s to %s: %m", a->json != JSON_FORMAT_OFF ? "boots" : "picture",
                                 a->output ?: "standard output");

@@ -478,6 +478,15 @@ with tempfile.TemporaryDirectory() as tmp:
         if cmdline:
             with open(os.path.join(root, "proc", pid, "cmdline"), "wb") as f:
                 f.write(cmdline)
+        # Each runs as root; only root credits the pool.
+        with open(os.path.join(root, "proc", pid, "status"), "w") as f:
+            f.write(f"Name:\t{comm}Umask:\t0022\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n")
+    # A haveged another user runs: not one.
+    os.makedirs(os.path.join(root, "proc", "5000"))
+    with open(os.path.join(root, "proc", "5000", "comm"), "w") as f:
+        f.write("haveged\n")
+    with open(os.path.join(root, "proc", "5000", "status"), "w") as f:
+        f.write("Name:\thaveged\nUmask:\t0022\nUid:\t1000\t1000\t1000\t1000\n")
     d = status_json(ctl_fake, env, expect_rc=0)
     if d:
         found = {x["name"]: x["pids"] for x in d["other_daemons"] if x["pids"]}

@@ -36,9 +36,13 @@ endfunction()
 eg_hostile_input_test(notify-full-receiver notify-full-receiver.py
                       ARGS $<TARGET_FILE:entropy-gate-fakepool> TIMEOUT 120)
 
-# C1 controls, invalid UTF-8 and long paths in entropyctl's terminal and JSON output.
+# C1 controls, invalid UTF-8 and long paths in entropyctl's terminal, JSON and SVG output.
 if(TARGET eg-ctl)
   eg_hostile_input_test(term-output term-output.c LIBS eg-ctl)
+  # plot and metrics --output=/dev/null, /dev/stdout, a FIFO: never replaced.
+  eg_hostile_input_test(ctl-output-special ctl-output-special.sh ARGS $<TARGET_FILE:entropyctl-fake-pool>)
+  # A user's program named rngd is not an entropy daemon.
+  eg_hostile_input_test(ctl-daemon-impostor ctl-daemon-impostor.sh ARGS $<TARGET_FILE:entropyctl-fake-pool>)
 endif()
 
 # Configuration files that are symbolic links to nothing, more drop-ins,

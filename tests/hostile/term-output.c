@@ -9,11 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "json.h"
 #include "macro.h"
+#include "plot.h"
 #include "terminal.h"
 
 /* Does @s hold anything a terminal acts on: C0, DEL, C1 as UTF-8 (0xc2
@@ -105,6 +107,49 @@ static void test_json_lossless(void **state) {
         assert_string_equal(a, "\"\\u009b2J\"");
 }
 
+/* Anything a terminal acts on in a document that keeps its newlines: C1
+ * as UTF-8, and the bidirectional overrides, isolates and separators. */
+static bool c1_or_bidi(const char *s) {
+        const unsigned char *p = (const unsigned char *) s;
+
+        for (size_t i = 0; p[i]; i++) {
+                if (p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f)
+                        return true;
+                if (p[i] == 0xe2 && p[i + 1] == 0x80 && p[i + 2] >= 0xa8 && p[i + 2] <= 0xae)
+                        return true;
+                if (p[i] == 0xe2 && p[i + 1] == 0x81 && p[i + 2] >= 0xa6 && p[i + 2] <= 0xa9)
+                        return true;
+        }
+        return false;
+}
+
+static void test_plot_svg(void **state) {
+        /* A saved timeline from anywhere, drawn to standard output, which
+         * may be a terminal: its texts and names become SVG text. */
+        PlotBoot b = {
+                .label = "boot\xc2\x9d" "0;owned\xc2\x9c",
+                .seed_verdict = "credited\xc2\x9b" "2J\xc2\x9b" "31m",
+                .gate_verdict = "ready \xe2\x80\xae" "deliaf",
+                .provenance = "\xe2\x81\xa6" "x\xe2\x80\xa8",
+                .units = { { .name = "u\xc2\x9b" "1;31mZ", .span = { 1000, 2000 } } },
+                .n_units = 1,
+                .end = 2000,
+        };
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        f = open_memstream(&text, &size);
+        assert_non_null(f);
+        plot_write_svg(f, &b, 1);
+        assert_int_equal(fclose(f), 0);
+        assert_false(c1_or_bidi(text));
+        /* What is around them stays. */
+        assert_non_null(strstr(text, "credited 2J 31m"));
+        assert_non_null(strstr(text, "u 1;31mZ"));
+        free(text);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_c1_utf8),
@@ -114,6 +159,7 @@ int main(void) {
                 cmocka_unit_test(test_bidi),
                 cmocka_unit_test(test_long_path),
                 cmocka_unit_test(test_json_lossless),
+                cmocka_unit_test(test_plot_svg),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,13 @@ static void test_find(void **state) {
         test_write_text(dir, "41/comm", "jitterentropy-r\n");
         test_write(dir, "41/cmdline", "/usr/bin/other\0", 15, 0644);
         test_write_text(dir, "1/comm", "systemd\n");
+        /* Each runs as root, as /proc/PID/status says. */
+        for (size_t i = 0; i < 5; i++) {
+                char path[32];
+
+                snprintf(path, sizeof(path), "%s/status", (const char *[]) { "300", "12", "7", "40", "41" }[i]);
+                test_write_text(dir, path, "Name:\tx\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
+        }
         /* Not processes, and a process that exited while we looked. */
         test_write_text(dir, "self/comm", "haveged\n");
         test_write_text(dir, "0/comm", "haveged\n");

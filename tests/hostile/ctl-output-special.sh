@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# plot and metrics --output=FILE rename a new file over FILE. Run as root
+# with --output=/dev/null or --output=/dev/stdout, that put a regular file
+# in place of the device or the symlink for every program until the next
+# boot. Only a regular file (or nothing) may be replaced: anything else is
+# an error, and stays what it was.
+# Usage: ctl-output-special.sh ENTROPYCTL_FAKE_POOL
+set -eu
+ctl=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+mkdir "$tmp/root"
+cat >"$tmp/boot.json" <<'JSON'
+{"schema_version":1,"events":[{"event":"kernel-started","monotonic_usec":0,"text":"kernel started"}]}
+JSON
+ln -s /proc/self/fd/1 "$tmp/stdout"
+mkfifo "$tmp/fifo"
+special="stdout fifo"
+# A device needs root (CAP_MKNOD): the case that breaks a system.
+if mknod "$tmp/null" c 1 3 2>/dev/null; then
+        special="$special null"
+fi
+
+run() { EG_TEST_ROOT=$tmp/root FAKE_POOL_READY_AFTER_MS=0 "$ctl" "$@" --no-pager; }
+for name in $special; do
+        for verb in "plot $tmp/boot.json" metrics; do
+                before=$(ls -l "$tmp/$name" | cut -c1)
+                # shellcheck disable=SC2086
+                if run $verb --output="$tmp/$name" >"$tmp/out" 2>"$tmp/err"; then
+                        fail "$verb --output=$name succeeded"
+                fi
+                grep -q 'not a regular file' "$tmp/err" || fail "$verb --output=$name: $(cat "$tmp/err")"
+                [ "$(ls -l "$tmp/$name" | cut -c1)" = "$before" ] || fail "$verb replaced $name: $(ls -l "$tmp/$name")"
+        done
+done
+# A regular file is still replaced, and a new one made.
+echo old >"$tmp/file"
+run plot "$tmp/boot.json" --output="$tmp/file" || fail "plot --output= a regular file failed"
+grep -q '<svg' "$tmp/file" || fail "plot did not replace a regular file"
+run metrics --output="$tmp/new.prom" || fail "metrics --output= a new file failed"
+grep -q '^entropy_gate_info' "$tmp/new.prom" || fail "metrics did not write a new file"
+[ -z "$(ls -A "$tmp" | grep '^\.')" ] || fail "a temporary file was left behind: $(ls -A "$tmp")"
+echo "ok: only regular files replaced ($special refused)"
