@@ -85,6 +85,7 @@ typedef struct Status {
         SeedRecord seed_rec;
         GateRecord gate_rec;
         bool have_seed_rec, have_gate_rec;
+        int seed_rec_error, gate_rec_error;  /* < 0: the record is there but could not be read */
         int bus_error;               /* < 0: systemd could not be asked */
         char *bus_error_message;
         UnitState units[ELEMENTSOF(our_units)];
@@ -309,8 +310,12 @@ static int status_gather(Status *s) {
         if (r < 0)
                 return r;
 
-        s->have_seed_rec = seed_record_read(&s->seed_rec) > 0;
-        s->have_gate_rec = gate_record_read(&s->gate_rec) > 0;
+        r = seed_record_read(&s->seed_rec);
+        s->have_seed_rec = r > 0;
+        s->seed_rec_error = MIN(r, 0);
+        r = gate_record_read(&s->gate_rec);
+        s->have_gate_rec = r > 0;
+        s->gate_rec_error = MIN(r, 0);
         hwrng_read(&s->hwrng);
         r = provenance_facts_gather(&s->prov_facts, s->crng, &s->journal, s->have_seed_rec ? &s->seed_rec : NULL,
                                     s->have_gate_rec ? &s->gate_rec : NULL);
@@ -592,11 +597,25 @@ static void print_vm_generation(const SeedRecord *r) {
         printf("\n");
 }
 
+/* No record to show: none (the program did not run), one that cannot be
+ * read (too large, not a file), or one without the line that says what
+ * happened. */
+static void print_no_record(const char *label, const char *name, bool present, int error) {
+        if (error < 0)
+                printf(LABEL "%sunknown%s: %s/%s cannot be read: %s\n", label, ansi_red(), ansi_normal(),
+                       runstate_dir(), name, strerror(-error));
+        else if (present)
+                printf(LABEL "%sunknown%s: %s/%s does not say what happened\n", label, ansi_red(), ansi_normal(),
+                       runstate_dir(), name);
+        else
+                printf(LABEL "did not run this boot (no %s/%s)\n", label, runstate_dir(), name);
+}
+
 static void print_seed_helper(const Status *s) {
         const SeedRecord *r = &s->seed_rec;
 
         if (!s->have_seed_rec || r->action < 0) {
-                printf(LABEL "did not run this boot (no %s/seed)\n", "Seed load", runstate_dir());
+                print_no_record("Seed load", RUNSTATE_SEED, s->have_seed_rec, s->seed_rec_error);
                 return;
         }
         if (r->action == SEED_ACTION_CREDITED)
@@ -622,7 +641,7 @@ static void print_gate(const Status *s) {
         const char *color;
 
         if (!s->have_gate_rec || r->outcome < 0) {
-                printf(LABEL "did not run this boot (no %s/gate)\n", "Gate", runstate_dir());
+                print_no_record("Gate", RUNSTATE_GATE, s->have_gate_rec, s->gate_rec_error);
                 return;
         }
         color = r->outcome == RECORD_OUTCOME_READY ? ansi_green() :

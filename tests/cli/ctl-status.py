@@ -500,6 +500,28 @@ with tempfile.TemporaryDirectory() as tmp:
         if want not in human:
             fail(f"human output lacks {want!r}")
 
+    # A record that is there but cannot be read (larger than any record, or
+    # not a file), or that does not say what happened, is not "did not
+    # run": the load or the gate ran, and what it did is unknown.
+    records("BITS=0\n" + "X" * 40000 + "\n", COLD_GATE)
+    os.unlink(os.path.join(rundir, "gate"))
+    os.mkdir(os.path.join(rundir, "gate"))
+    human = run(ctl_fake, env=env).stdout
+    for want in (f"Seed load: unknown: {rundir}/seed cannot be read: ",
+                 f"Gate: unknown: {rundir}/gate cannot be read: "):
+        if want not in human:
+            fail(f"unreadable records: human output lacks {want!r}: {human}")
+    os.rmdir(os.path.join(rundir, "gate"))
+    records("BITS=0\n", "WAITED_USEC=5\n")
+    human = run(ctl_fake, env=env).stdout
+    for want in (f"Seed load: unknown: {rundir}/seed does not say what happened",
+                 f"Gate: unknown: {rundir}/gate does not say what happened"):
+        if want not in human:
+            fail(f"records without ACTION=/OUTCOME=: human output lacks {want!r}: {human}")
+    if "did not run this boot" in human:
+        fail(f"records there said to be missing: {human}")
+    records(COLD_SEED, COLD_GATE)
+
     # -q: nothing on standard output, the same exit status.
     for pool, rc in (("0", 0), ("never", 3)):
         p = subprocess.run([ctl_fake, "-q", "status"], capture_output=True, text=True,
