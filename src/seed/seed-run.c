@@ -273,6 +273,7 @@ typedef struct Load {
         char no_seed_credit[WHY_MAX]; /* why the seed may not be credited, "" when it may */
         int error;                   /* the first error, already logged */
         bool earlier_load;           /* a load of this boot may have run, its ledger lost: keep its record */
+        bool ledger_unknown;         /* the ledger could not be locked or read */
 } Load;
 
 static void load_done(Load *l) {
@@ -469,6 +470,8 @@ static void ledger_open(Load *l) {
         }
 
         l->ledger_fd = ledger_lock(SEED_LOCK_TIMEOUT_USEC, &st);
+        /* Until it is read whole, what this boot did is not known. */
+        l->ledger_unknown = true;
         if (l->ledger_fd == -ETIMEDOUT) {
                 /* The seed is still replaced, the pool still fed: only
                  * what this boot credited cannot be known. */
@@ -491,6 +494,7 @@ static void ledger_open(Load *l) {
         }
 
         r = ledger_read(l->ledger_fd, &l->ledger);
+        l->ledger_unknown = r < 0;
         if (r < 0) {
                 /* A load may have run, and credited: it cannot be ruled out. */
                 forbid(l->no_credit, "the record of what this boot credited (%s/%s) %s, so a load may have run",
@@ -873,6 +877,11 @@ int seed_load(const SeedOptions *o) {
         l.have_cred = credential_read(&l.cred) > 0;
 
         have_previous = seed_record_read(&previous);
+        /* What this boot did cannot be read from the ledger, but its
+         * record is there: a load of this boot ran, and its record says
+         * what it did. */
+        if (l.ledger_unknown && have_previous > 0 && l.boot_id[0] && streq(previous.boot_id, l.boot_id))
+                l.earlier_load = true;
 
         /* Once per boot, by identity: this directory, however it was named,
          * was consumed by a load of this boot already. */

@@ -574,6 +574,36 @@ def ledger_gone_with_this_boots_record_means_a_load_may_have_run(e):
 
 
 @case
+def ledger_that_cannot_be_read_keeps_this_boots_record(e):
+    # A second load whose ledger cannot be read (its lock held past the
+    # timeout by a slow first load, or the file damaged) cannot tell that it
+    # is the second: this boot's record, which says what the first did, is
+    # still there and stays, or status would say nothing was credited.
+    import fcntl
+    good = e.make_seed()
+    e.run_seed("load")
+    check(e.credited() == [good], "first load", e.out)
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        record = f.read()
+    fd = os.open(e.run, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        e.run_seed("load")
+    finally:
+        os.close(fd)
+    check(e.credited() == [good], "a second load credited without the runtime directory's lock", e.out)
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        check(f.read() == record, "a second load without the ledger's lock overwrote this boot's record", e.out)
+    with open(os.path.join(e.run, "consumed"), "ab") as f:
+        f.write(b"damage")
+    e.run_seed("load")
+    check(e.credited() == [good], "a second load over a damaged ledger credited", e.out)
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        check(f.read() == record, "a second load over a damaged ledger overwrote this boot's record", e.out)
+    check("record kept" in e.out, "message", e.out)
+
+
+@case
 def reasons_under_a_deep_root_are_whole(e):
     # A --root tree (a build directory) with a long name: every reason that
     # names a path in it is still said to its end, in the log and the record.
@@ -589,6 +619,10 @@ def reasons_under_a_deep_root_are_whole(e):
         check(d.run + "/consumed) is missing, but the record seed is this boot's: a load may have run;" in d.out,
               "the reason was cut short", d.out)
         check(d.runstate().get("ACTION") == "credited", "the first load's record was overwritten", str(d.runstate()))
+        # A damaged ledger in a boot without a record yet: the reason is
+        # recorded (beside this boot's record, that record is kept).
+        d.new_boot()
+        os.makedirs(d.run)
         with open(os.path.join(d.run, "consumed"), "wb") as f:
             f.write(b"garbage\n")
         d.run_seed("load")
