@@ -995,8 +995,8 @@ int seed_load(const SeedOptions *o) {
                 ledger_note(&l, LEDGER_CREDENTIAL, l.cred.hash_hex);
         r = ledger_commit(&l);
         if (r < 0) {
-                log_error_errno(r, "not crediting: failed to record this load in %s/%s: %m", runstate_dir(),
-                                RUNSTATE_LEDGER);
+                log_error_errno(r, "not crediting: failed to record this load in %s/%s: %s", runstate_dir(),
+                                RUNSTATE_LEDGER, replace_error(r, runstate_dir(), RUNSTATE_LEDGER));
                 load_fail(&l, r);
                 forbid(l.no_credit, "this load could not be recorded");
         }

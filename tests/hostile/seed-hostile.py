@@ -1209,6 +1209,16 @@ def directory_at_the_temporary_name_is_named_and_left_alone(e):
         check(tmp in e.out and "in the way" in e.out, f"{verb}: the message does not name {tmp}", e.out)
         check(os.path.isfile(os.path.join(tmp, "x")), f"{verb} removed a directory it did not create", e.out)
     check(e.credited() == [] and good in e.mixed(), "credited without a durable replacement", e.out)
+    # The same at the ledger's temporary name: named, not "File exists".
+    shutil.rmtree(tmp)
+    e.new_boot()
+    os.makedirs(e.run)
+    tmp = os.path.join(e.run, ".#consumed.new")
+    os.makedirs(tmp)
+    e.run_seed("load", expect=1)
+    check(tmp in e.out and "in the way" in e.out and "File exists" not in e.out,
+          f"load: the message does not name {tmp}", e.out)
+    check(os.path.isdir(tmp) and e.credited() == [], "credited without a ledger, or removed its directory", e.out)
 
 
 @case
