@@ -412,11 +412,13 @@ static int write_next_seed(int dfd, const MachineId *m, const VmGeneration *gen,
         erase(fresh, sizeof(*fresh));
         if (r < 0)
                 return r;
+        /* Before the write: a replacement renamed into place is there even
+         * when the fsync of its directory then fails. */
+        if (ret_hash)
+                hash_hex(next.seed, next.seed_size, SEED_HASH_KEY, ret_hash);
         r = stored_seed_write(dfd, &next);
         if (r >= 0 && ret_creditable)
                 *ret_creditable = next.creditable;
-        if (r >= 0 && ret_hash)
-                hash_hex(next.seed, next.seed_size, SEED_HASH_KEY, ret_hash);
         return r;
 }
 
@@ -785,7 +787,7 @@ int seed_load(const SeedOptions *o) {
         const uint8_t *old;
         size_t old_size, size;
         bool dir_usable, replacement_creditable = false;
-        char next_hash[LEDGER_ID_MAX];
+        char next_hash[LEDGER_ID_MAX] = "";
         int r;
 
         l.record = (SeedRecord) {
@@ -922,7 +924,8 @@ int seed_load(const SeedOptions *o) {
                         if (ledger_has(&l.ledger, LEDGER_SEED, l.old_hash) ||
                             ledger_has(&l.ledger, LEDGER_NEXT, l.old_hash))
                                 forbid(l.no_seed_credit, "this seed was credited already in this boot, or "
-                                       "written by a load of it, from another directory or name");
+                                       "written by a load of it (from another directory or name, or by a load "
+                                       "that failed)");
                 }
         }
         facts_fill(&l, &facts);
@@ -957,13 +960,15 @@ int seed_load(const SeedOptions *o) {
         if (facts.replacement_durable) {
                 memcpy(l.record.boot_id, l.boot_id, sizeof(l.boot_id));
                 ledger_note(&l, LEDGER_DIRECTORY, l.dir_id);
-                /* The replacement too: made from this boot's pool, it is
-                 * not to be credited in this boot, however it is reached
-                 * (the upper layer of the overlay it was written through,
-                 * a copy): by its bytes, as a seed credited here, but
-                 * under a name of its own: SEED= says what was credited. */
-                ledger_note(&l, LEDGER_NEXT, next_hash);
         }
+        /* The replacement too: made from this boot's pool, it is not to be
+         * credited in this boot, however it is reached (the upper layer of
+         * the overlay it was written through, a copy, or this directory
+         * after a write that failed only once it was in place): by its
+         * bytes, as a seed credited here, but under a name of its own:
+         * SEED= says what was credited. */
+        if (next_hash[0])
+                ledger_note(&l, LEDGER_NEXT, next_hash);
 
         /* 5. Decide, remember, record; then credit. */
         l.record.boottime_usec = now_usec(CLOCK_BOOTTIME);

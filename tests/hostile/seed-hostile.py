@@ -476,6 +476,29 @@ def replacement_reached_another_way_is_not_credited_again(e):
 
 
 @case
+def replacement_in_place_but_not_durable_is_not_credited_again(e):
+    # The replacement was renamed over the seed, but the directory's fsync
+    # failed (EIO): the load credits nothing and fails. A second load in
+    # the same boot (the failed unit restarted) finds that replacement,
+    # written from this boot's pool, and must not credit it.
+    if not shutil.which("strace"):
+        print("skip replacement_in_place_but_not_durable_is_not_credited_again: needs strace(1) to inject EIO")
+        return
+    good = e.make_seed()
+    # Without a credential, load's second fsync is the seed directory's.
+    rc, out = run(["strace", "-f", "-qq", "-o", "/dev/null", "--inject=fsync:error=EIO:when=2",
+                   SEED_BIN, "load", "--root=" + e.root, "--seed-dir=" + e.seeds_rel], traced_env(e))
+    replacement = e.inspect()["SEED"]
+    check(rc == 1 and replacement != good and e.credited() == [], "the fault was not where it was meant", out)
+    e.run_seed("load")
+    check(e.credited() == [], "the replacement a failed load wrote was credited in the boot that wrote it", e.out)
+    check("written by a load" in e.out, "message", e.out)
+    e.new_boot()
+    e.run_seed("load")
+    check(len(e.credited()) == 1, "the next boot credits nothing", e.out)
+
+
+@case
 def load_a_load_b_load_a(e):
     a = e.make_seed()
     e.seeds_rel = "/var/lib/b"
