@@ -273,6 +273,7 @@ typedef struct Load {
         char no_seed_credit[WHY_MAX]; /* why the seed may not be credited, "" when it may */
         int error;                   /* the first error, already logged */
         bool earlier_load;           /* a load of this boot may have run, its ledger lost: keep its record */
+        bool ledger_unknown;         /* the ledger could not be locked or read */
 } Load;
 
 static void load_done(Load *l) {
@@ -411,11 +412,13 @@ static int write_next_seed(int dfd, const MachineId *m, const VmGeneration *gen,
         erase(fresh, sizeof(*fresh));
         if (r < 0)
                 return r;
+        /* Before the write: a replacement renamed into place is there even
+         * when the fsync of its directory then fails. */
+        if (ret_hash)
+                hash_hex(next.seed, next.seed_size, SEED_HASH_KEY, ret_hash);
         r = stored_seed_write(dfd, &next);
         if (r >= 0 && ret_creditable)
                 *ret_creditable = next.creditable;
-        if (r >= 0 && ret_hash)
-                hash_hex(next.seed, next.seed_size, SEED_HASH_KEY, ret_hash);
         return r;
 }
 
@@ -469,6 +472,8 @@ static void ledger_open(Load *l) {
         }
 
         l->ledger_fd = ledger_lock(SEED_LOCK_TIMEOUT_USEC, &st);
+        /* Until it is read whole, what this boot did is not known. */
+        l->ledger_unknown = true;
         if (l->ledger_fd == -ETIMEDOUT) {
                 /* The seed is still replaced, the pool still fed: only
                  * what this boot credited cannot be known. */
@@ -491,6 +496,7 @@ static void ledger_open(Load *l) {
         }
 
         r = ledger_read(l->ledger_fd, &l->ledger);
+        l->ledger_unknown = r < 0;
         if (r < 0) {
                 /* A load may have run, and credited: it cannot be ruled out. */
                 forbid(l->no_credit, "the record of what this boot credited (%s/%s) %s, so a load may have run",
@@ -781,7 +787,7 @@ int seed_load(const SeedOptions *o) {
         const uint8_t *old;
         size_t old_size, size;
         bool dir_usable, replacement_creditable = false;
-        char next_hash[LEDGER_ID_MAX];
+        char next_hash[LEDGER_ID_MAX] = "";
         int r;
 
         l.record = (SeedRecord) {
@@ -873,6 +879,11 @@ int seed_load(const SeedOptions *o) {
         l.have_cred = credential_read(&l.cred) > 0;
 
         have_previous = seed_record_read(&previous);
+        /* What this boot did cannot be read from the ledger, but its
+         * record is there: a load of this boot ran, and its record says
+         * what it did. */
+        if (l.ledger_unknown && have_previous > 0 && l.boot_id[0] && streq(previous.boot_id, l.boot_id))
+                l.earlier_load = true;
 
         /* Once per boot, by identity: this directory, however it was named,
          * was consumed by a load of this boot already. */
@@ -913,7 +924,8 @@ int seed_load(const SeedOptions *o) {
                         if (ledger_has(&l.ledger, LEDGER_SEED, l.old_hash) ||
                             ledger_has(&l.ledger, LEDGER_NEXT, l.old_hash))
                                 forbid(l.no_seed_credit, "this seed was credited already in this boot, or "
-                                       "written by a load of it, from another directory or name");
+                                       "written by a load of it (from another directory or name, or by a load "
+                                       "that failed)");
                 }
         }
         facts_fill(&l, &facts);
@@ -948,13 +960,15 @@ int seed_load(const SeedOptions *o) {
         if (facts.replacement_durable) {
                 memcpy(l.record.boot_id, l.boot_id, sizeof(l.boot_id));
                 ledger_note(&l, LEDGER_DIRECTORY, l.dir_id);
-                /* The replacement too: made from this boot's pool, it is
-                 * not to be credited in this boot, however it is reached
-                 * (the upper layer of the overlay it was written through,
-                 * a copy): by its bytes, as a seed credited here, but
-                 * under a name of its own: SEED= says what was credited. */
-                ledger_note(&l, LEDGER_NEXT, next_hash);
         }
+        /* The replacement too: made from this boot's pool, it is not to be
+         * credited in this boot, however it is reached (the upper layer of
+         * the overlay it was written through, a copy, or this directory
+         * after a write that failed only once it was in place): by its
+         * bytes, as a seed credited here, but under a name of its own:
+         * SEED= says what was credited. */
+        if (next_hash[0])
+                ledger_note(&l, LEDGER_NEXT, next_hash);
 
         /* 5. Decide, remember, record; then credit. */
         l.record.boottime_usec = now_usec(CLOCK_BOOTTIME);
@@ -986,8 +1000,8 @@ int seed_load(const SeedOptions *o) {
                 ledger_note(&l, LEDGER_CREDENTIAL, l.cred.hash_hex);
         r = ledger_commit(&l);
         if (r < 0) {
-                log_error_errno(r, "not crediting: failed to record this load in %s/%s: %m", runstate_dir(),
-                                RUNSTATE_LEDGER);
+                log_error_errno(r, "not crediting: failed to record this load in %s/%s: %s", runstate_dir(),
+                                RUNSTATE_LEDGER, replace_error(r, runstate_dir(), RUNSTATE_LEDGER));
                 load_fail(&l, r);
                 forbid(l.no_credit, "this load could not be recorded");
         }

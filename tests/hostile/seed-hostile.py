@@ -476,6 +476,29 @@ def replacement_reached_another_way_is_not_credited_again(e):
 
 
 @case
+def replacement_in_place_but_not_durable_is_not_credited_again(e):
+    # The replacement was renamed over the seed, but the directory's fsync
+    # failed (EIO): the load credits nothing and fails. A second load in
+    # the same boot (the failed unit restarted) finds that replacement,
+    # written from this boot's pool, and must not credit it.
+    if not shutil.which("strace"):
+        print("skip replacement_in_place_but_not_durable_is_not_credited_again: needs strace(1) to inject EIO")
+        return
+    good = e.make_seed()
+    # Without a credential, load's second fsync is the seed directory's.
+    rc, out = run(["strace", "-f", "-qq", "-o", "/dev/null", "--inject=fsync:error=EIO:when=2",
+                   SEED_BIN, "load", "--root=" + e.root, "--seed-dir=" + e.seeds_rel], traced_env(e))
+    replacement = e.inspect()["SEED"]
+    check(rc == 1 and replacement != good and e.credited() == [], "the fault was not where it was meant", out)
+    e.run_seed("load")
+    check(e.credited() == [], "the replacement a failed load wrote was credited in the boot that wrote it", e.out)
+    check("written by a load" in e.out, "message", e.out)
+    e.new_boot()
+    e.run_seed("load")
+    check(len(e.credited()) == 1, "the next boot credits nothing", e.out)
+
+
+@case
 def load_a_load_b_load_a(e):
     a = e.make_seed()
     e.seeds_rel = "/var/lib/b"
@@ -574,6 +597,36 @@ def ledger_gone_with_this_boots_record_means_a_load_may_have_run(e):
 
 
 @case
+def ledger_that_cannot_be_read_keeps_this_boots_record(e):
+    # A second load whose ledger cannot be read (its lock held past the
+    # timeout by a slow first load, or the file damaged) cannot tell that it
+    # is the second: this boot's record, which says what the first did, is
+    # still there and stays, or status would say nothing was credited.
+    import fcntl
+    good = e.make_seed()
+    e.run_seed("load")
+    check(e.credited() == [good], "first load", e.out)
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        record = f.read()
+    fd = os.open(e.run, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        e.run_seed("load")
+    finally:
+        os.close(fd)
+    check(e.credited() == [good], "a second load credited without the runtime directory's lock", e.out)
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        check(f.read() == record, "a second load without the ledger's lock overwrote this boot's record", e.out)
+    with open(os.path.join(e.run, "consumed"), "ab") as f:
+        f.write(b"damage")
+    e.run_seed("load")
+    check(e.credited() == [good], "a second load over a damaged ledger credited", e.out)
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        check(f.read() == record, "a second load over a damaged ledger overwrote this boot's record", e.out)
+    check("record kept" in e.out, "message", e.out)
+
+
+@case
 def reasons_under_a_deep_root_are_whole(e):
     # A --root tree (a build directory) with a long name: every reason that
     # names a path in it is still said to its end, in the log and the record.
@@ -589,6 +642,10 @@ def reasons_under_a_deep_root_are_whole(e):
         check(d.run + "/consumed) is missing, but the record seed is this boot's: a load may have run;" in d.out,
               "the reason was cut short", d.out)
         check(d.runstate().get("ACTION") == "credited", "the first load's record was overwritten", str(d.runstate()))
+        # A damaged ledger in a boot without a record yet: the reason is
+        # recorded (beside this boot's record, that record is kept).
+        d.new_boot()
+        os.makedirs(d.run)
         with open(os.path.join(d.run, "consumed"), "wb") as f:
             f.write(b"garbage\n")
         d.run_seed("load")
@@ -1175,6 +1232,16 @@ def directory_at_the_temporary_name_is_named_and_left_alone(e):
         check(tmp in e.out and "in the way" in e.out, f"{verb}: the message does not name {tmp}", e.out)
         check(os.path.isfile(os.path.join(tmp, "x")), f"{verb} removed a directory it did not create", e.out)
     check(e.credited() == [] and good in e.mixed(), "credited without a durable replacement", e.out)
+    # The same at the ledger's temporary name: named, not "File exists".
+    shutil.rmtree(tmp)
+    e.new_boot()
+    os.makedirs(e.run)
+    tmp = os.path.join(e.run, ".#consumed.new")
+    os.makedirs(tmp)
+    e.run_seed("load", expect=1)
+    check(tmp in e.out and "in the way" in e.out and "File exists" not in e.out,
+          f"load: the message does not name {tmp}", e.out)
+    check(os.path.isdir(tmp) and e.credited() == [], "credited without a ledger, or removed its directory", e.out)
 
 
 @case
