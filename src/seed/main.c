@@ -136,7 +136,7 @@ int entropy_seed_main(int argc, char *argv[]) {
                         break;
                 case ARG_MACHINE_ID:
                         if (!machine_id_is_valid(optarg)) {
-                                log_error("Invalid --machine-id=%s: expected 32 hex digits", optarg);
+                                log_error("Invalid --machine-id=%s: expected 32 hex digits, not all zero", optarg);
                                 return EXIT_USAGE;
                         }
                         arg_machine_id = optarg;

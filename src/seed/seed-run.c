@@ -1213,7 +1213,7 @@ int seed_provision(const SeedOptions *o) {
         if (o->machine_id) {
                 machine_id_parse(o->machine_id, strlen(o->machine_id), &m);
                 if (m.state != MACHINE_ID_VALID)
-                        return log_error_errno(-EINVAL, "Invalid --machine-id=%s: expected 32 hex digits", o->machine_id);
+                        return log_error_errno(-EINVAL, "Invalid --machine-id=%s: expected 32 hex digits, not all zero", o->machine_id);
         } else {
                 machine_id_read(&m);
                 if (m.state == MACHINE_ID_INVALID && m.error < 0)

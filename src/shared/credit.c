@@ -111,7 +111,7 @@ CreditDecision seed_credit_decide(const struct seed_facts *f) {
                 return refuse(&d, 2, "seed file does not parse: %s", f->parse_error ?: "invalid");
 
         if (!f->creditable_flag)
-                return refuse(&d, 3, "seed was written before the CRNG was initialized");
+                return refuse(&d, 3, "seed was written before the CRNG was initialized, or under no valid machine-id");
 
         /* A first boot is named as such, whatever the binding says: an
          * image's seed is bound to the machine that made the image. */
@@ -121,7 +121,7 @@ CreditDecision seed_credit_decide(const struct seed_facts *f) {
         if (!f->machine_id_present && !f->credit_without_machine_id)
                 return refuse(&d, 4, "no machine-id to bind the seed to (CreditWithoutMachineId= is off)");
         if (f->machine_id_invalid)
-                return refuse(&d, 4, "/etc/machine-id is not a valid machine-id (32 hex digits)");
+                return refuse(&d, 4, "/etc/machine-id is not a valid machine-id (32 hex digits, not all zero)");
         if (!f->binding_matches)
                 return f->machine_id_present ?
                         refuse(&d, 4, "seed is bound to another machine (machine-id changed: cloned image?)") :

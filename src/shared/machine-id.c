@@ -19,13 +19,19 @@ static const char *const machine_id_state_table[] = {
 
 DEFINE_STRING_TABLE_TO_STRING(machine_id_state, MachineIdState)
 
+/* 32 hex digits, not all of them zero: systemd takes the null ID for none
+ * and makes a new one, but a file that keeps it (an init that does not)
+ * would be the same "ID" on every machine made from the image. */
 bool machine_id_is_valid(const char *s) {
+        bool zero = true;
         size_t i;
 
-        for (i = 0; s[i]; i++)
+        for (i = 0; s[i]; i++) {
                 if (!isxdigit((unsigned char) s[i]))
                         return false;
-        return i == MACHINE_ID_HEX_LEN;
+                zero = zero && s[i] == '0';
+        }
+        return i == MACHINE_ID_HEX_LEN && !zero;
 }
 
 void machine_id_parse(const char *buf, size_t n, MachineId *ret) {

@@ -978,6 +978,40 @@ def machine_id_invalid_never_absent(e):
 
 
 @case
+def machine_id_all_zero_is_no_id(e):
+    # systemd's "no ID", which it replaces at boot; an init system that
+    # keeps it (OpenWrt's, a hand-written one) has the same "ID" on every
+    # machine made from the image: a seed bound to it is shared by them all.
+    zero = "0" * 32
+    e.set_machine_id(zero)
+    ready = "FAKE_POOL_READY_AFTER_MS" not in e.env
+    e.set_ready(True)
+    e.run_seed("save")
+    e.set_ready(ready)
+    e.new_boot()
+    d = e.inspect()
+    check(d["ok"] and d["CREDITABLE"] == "no", "a seed saved under an all-zero machine-id is creditable", str(d))
+    e.run_seed("load")
+    check(d["SEED"] not in e.credited(), "credited a seed saved under an all-zero machine-id", e.out)
+    check("not crediting: seed was written before the CRNG was initialized, or under no valid machine-id" in e.out,
+          "message", e.out)
+    # A seed bound to no ID, where that is allowed, is not credited under zeros either.
+    e.write_conf("[Seed]\nCreditWithoutMachineId=yes\n")
+    os.unlink(os.path.join(e.root, "etc/machine-id"))
+    e.machine_id = ""
+    good = e.make_seed()
+    e.set_machine_id(zero)
+    e.run_seed("load")
+    check(good not in e.credited(), "credited an unbound seed under an all-zero machine-id", e.out)
+    check(re.search(r"not crediting: /etc/machine-id is not a valid machine-id \(32 hex digits, not all zero\)",
+                    e.out), "message under zeros", e.out)
+    e.write_conf("")
+    e.run_seed("provision", f"--machine-id={zero}", expect=2)
+    check("expected 32 hex digits, not all zero" in e.out, "provision --machine-id of zeros", e.out)
+    e.set_machine_id(MACHINE_ID)
+
+
+@case
 def first_boot_named(e):
     # The reason is the first boot, not the binding of the image's seed.
     bad_input(e, lambda e, g: e.set_machine_id("uninitialized"),

@@ -260,7 +260,8 @@ mkdir "$tmp/run"
 # it is empty, and where an image reset for cloning left "uninitialized"
 # (entropyctl check-image --fix), which would otherwise make every boot a
 # first boot that never credits; one that is there is kept.
-for c in "none:" "empty:-" "uninitialized:uninitialized" "kept:0123456789abcdef0123456789abcdef"; do
+for c in "none:" "empty:-" "uninitialized:uninitialized" "zeros:00000000000000000000000000000000" \
+         "kept:0123456789abcdef0123456789abcdef"; do
         name=${c%%:*} v=${c#*:}
         rm -f "$tmp/machine-id"
         case $v in
@@ -273,7 +274,7 @@ for c in "none:" "empty:-" "uninitialized:uninitialized" "kept:0123456789abcdef0
         if [ "$name" = kept ]; then
                 [ "$now" = "$v" ] && ok "openwrt: a machine-id is kept" ||
                         fail "openwrt: the machine-id $v became '$now'"
-        elif echo "$now" | grep -qx '[0-9a-f]\{32\}'; then
+        elif echo "$now" | grep -qx '[0-9a-f]\{32\}' && [ "$now" != "$v" ]; then
                 ok "openwrt: machine-id $name: made ($now)"
         else
                 fail "openwrt: machine-id $name: not made, it says '$now'"

@@ -63,7 +63,7 @@ static void test_each_rule_alone(void **state) {
                 { 1, "disabled-unnamed",  "crediting disabled", false },
                 { 2, "parse",             "seed file does not parse: checksum mismatch", true },
                 { 2, "parse-unnamed",     "seed file does not parse: invalid", true },
-                { 3, "creditable",        "seed was written before the CRNG was initialized", true },
+                { 3, "creditable",        "seed was written before the CRNG was initialized, or under no valid machine-id", true },
                 { 4, "binding",           "seed is bound to another machine (machine-id changed: cloned image?)", true },
                 { 5, "uninitialized",     "first boot (/etc/machine-id is uninitialized)", true },
                 { 5, "first-boot",        "first boot (/run/systemd/first-boot exists)", true },
@@ -79,7 +79,7 @@ static void test_each_rule_alone(void **state) {
                 { 6, "dir-o+w",           "seed directory is mode 1777, must be 0700 or stricter", true },
                 { 6, "dir-0755",          "seed directory is mode 0755, must be 0700 or stricter", true },
                 { 6, "dir-0711",          "seed directory is mode 0711, must be 0700 or stricter", true },
-                { 4, "mid-invalid",       "/etc/machine-id is not a valid machine-id (32 hex digits)", true },
+                { 4, "mid-invalid",       "/etc/machine-id is not a valid machine-id (32 hex digits, not all zero)", true },
                 { 5, "first-boot-clone",  "first boot (/etc/machine-id is uninitialized)", true },
                 { 7, "durable",           "replacement seed could not be written durably", false },
         };

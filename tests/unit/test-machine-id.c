@@ -53,8 +53,13 @@ static void test_parse(void **state) {
         CHECK("Uninitialized\n", MACHINE_ID_INVALID, NULL);
         CHECK("4c6f6e6720736565\0" "42074657374000a\n", MACHINE_ID_INVALID, NULL);
         check("x", 1, MACHINE_ID_INVALID, NULL);
+        /* All zeros is systemd's "no ID", and the same on every machine
+         * whose init system keeps it. */
+        CHECK("00000000000000000000000000000000\n", MACHINE_ID_INVALID, NULL);
+        CHECK("00000000000000000000000000000001\n", MACHINE_ID_VALID, "00000000000000000000000000000001");
         assert_true(machine_id_is_valid(ID));
         assert_false(machine_id_is_valid(""));
+        assert_false(machine_id_is_valid("00000000000000000000000000000000"));
 }
 
 static char root[PATH_MAX];

@@ -39,7 +39,7 @@ static void test_classify(void **state) {
                 { "seed was saved in a VM generation, but none can be read now: restored snapshot or clone?",
                   SEED_VERDICT_VM_GENERATION_UNREADABLE },
                 { "no machine-id to bind the seed to (CreditWithoutMachineId= is off)", SEED_VERDICT_NO_MACHINE_ID },
-                { "/etc/machine-id is not a valid machine-id (32 hex digits)", SEED_VERDICT_NO_MACHINE_ID },
+                { "/etc/machine-id is not a valid machine-id (32 hex digits, not all zero)", SEED_VERDICT_NO_MACHINE_ID },
                 { "seed file is not a regular file", SEED_VERDICT_PERMISSIONS },
                 { "seed file is owned by UID 1000, not root", SEED_VERDICT_PERMISSIONS },
                 { "seed file is mode 0644, must be 0600 or stricter", SEED_VERDICT_PERMISSIONS },
