@@ -117,9 +117,9 @@ int entropy_seed_main(int argc, char *argv[]) {
                         printf("entropy-seed %s\n", PROJECT_VERSION);
                         return EXIT_DONE;
                 case ARG_SEED_DIR:
-                        if (optarg[0] != '/' || strlen(optarg) >= PATH_MAX) {
-                                log_error("--seed-dir= needs a directory, as an absolute path shorter than %d bytes",
-                                          PATH_MAX);
+                        if (optarg[0] != '/' || strlen(optarg) >= PATH_MAX || optarg[strspn(optarg, "/")] == 0) {
+                                log_error("--seed-dir= needs a directory of its own (not /), as an absolute path "
+                                          "shorter than %d bytes", PATH_MAX);
                                 return EXIT_USAGE;
                         }
                         arg_seed_dir = optarg;

@@ -335,6 +335,11 @@ static int parse_directory(const ConfContext *ctx, const char *value, void *data
                 conf_warn(ctx, "Invalid %s=%.*s%s (expected an absolute path without \".\", \"..\" or empty "
                           "components), ignoring", ctx->key, CONF_QUOTE(value));
                 return 0;
+        } else if (streq(value, "/")) {
+                /* "$STATE/" with nothing in $STATE: the seed and its
+                 * temporary files among the root's own. */
+                conf_warn(ctx, "Invalid %s=/ (the seed needs a directory of its own), ignoring", ctx->key);
+                return 0;
         }
         n = strdup(value);
         if (!n)

@@ -1128,6 +1128,8 @@ def usage_and_exit_codes(e):
     run(["--machine-id=0123", "provision"], 2, r"Invalid --machine-id=0123: expected 32 hex digits")
     run(["--seed-dir=", "load"], 2, r"needs a directory")
     run(["--seed-dir=relative", "load"], 2, r"needs a directory")
+    run(["--seed-dir=/", "load"], 2, r"needs a directory of its own \(not /\)")
+    run(["--seed-dir=//", "save"], 2, r"needs a directory of its own \(not /\)")
     run(["provision"], 2, r"needs --root", root=False)
     run(["--machine-id=" + MACHINE_ID, "load"], 2, r"for provision only")
     run(["--credential-only", "save"], 2, r"for load only")

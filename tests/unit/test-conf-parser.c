@@ -102,6 +102,7 @@ static const Row rows[] = {
         /* Directory= */
         { "[Seed]\nDirectory=/srv/seed\n", D(.seed_dir = "/srv/seed") },
         { "[Seed]\nDirectory=relative/dir\n", D(.n_warnings = 1, .warning_line = 2, .warning = "absolute path") },
+        { "[Seed]\nDirectory=/\n", D(.n_warnings = 1, .warning_line = 2, .warning = "Invalid Directory=/ (the seed needs a directory of its own)") },
         { "[Seed]\nDirectory=/srv/seed\nDirectory=\n", D() },
         /* CreditWithoutMachineId= */
         { "[Seed]\nCreditWithoutMachineId=yes\n", D(.cwmi = true) },
