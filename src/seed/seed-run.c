@@ -813,6 +813,9 @@ int seed_load(const SeedOptions *o) {
                 return log_error_errno(l.dfd, "Refusing the seed directory %s: it is the runtime directory %s, "
                                        "whose records would overwrite the seed; set Directory= to another directory",
                                        o->seed_dir_shown, runstate_dir());
+        if (l.dfd == -EBUSY)
+                return log_error_errno(l.dfd, "Refusing the seed directory %s: it is the root directory itself; "
+                                       "set Directory= to a directory of its own", o->seed_dir_shown);
         if (o->credential_only) {
                 forbid(l.no_seed_credit, "no seed directory (--credential-only)");
                 l.record.seed_path[0] = 0;
@@ -1085,6 +1088,9 @@ static int log_seed_dir_error(int r, const SeedOptions *o) {
                 return log_error_errno(r, "Refusing the seed directory %s: it is the runtime directory %s, "
                                        "whose records would overwrite the seed; set Directory= to another directory",
                                        o->seed_dir_shown, runstate_dir());
+        if (r == -EBUSY)
+                return log_error_errno(r, "Refusing the seed directory %s: it is the root directory itself; "
+                                       "set Directory= to a directory of its own", o->seed_dir_shown);
         if (r == -ENOENT)
                 /* The seed directory itself is made when missing: what is
                  * not there is above it (a /var/lib not mounted, or an

@@ -34,7 +34,7 @@ const size_t legacy_seeds_count = ELEMENTSOF(legacy_seeds);
 
 int seed_dir_open_locked(const char *path, ChaseFlags flags, usec_t timeout, FileStat *ret_stat) {
         _cleanup_close_ int dfd = -EBADF;
-        struct stat st;
+        struct stat st, root;
         int r;
 
         /* Inside the root, links followed as the booted system would,
@@ -49,6 +49,10 @@ int seed_dir_open_locked(const char *path, ChaseFlags flags, usec_t timeout, Fil
                 return negative_errno();
         if (runstate_dir_is(&st))
                 return -EDEADLK;
+        /* Directory=/ is refused as written; "/.", "/var/.." or a link to
+         * / by what they open: the seed among the root's own files. */
+        if (fstat(root_fd(), &root) >= 0 && root.st_dev == st.st_dev && root.st_ino == st.st_ino)
+                return -EBUSY;
 
         r = flock_timeout(dfd, timeout);
         if (r < 0)

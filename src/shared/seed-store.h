@@ -53,7 +53,7 @@ extern const size_t legacy_seeds_count;
  * the directory's owner and mode in *ret_stat. -EDEADLK, before any lock is
  * taken, when the directory is the runtime directory (runstate.h), however
  * it is named: its lock is the ledger's, and its records' names are the
- * seed's. */
+ * seed's. -EBUSY, likewise, when it is the root directory itself. */
 int seed_dir_open_locked(const char *path, ChaseFlags flags, usec_t timeout, FileStat *ret_stat);
 
 /* What is under the seed's name in the directory @dfd. Holds a secret:

@@ -411,6 +411,30 @@ def root_that_cannot_be_used_is_an_error(e):
             check(not os.path.exists("/eg-hostile-never-created"), f"{verb} acted on / instead of the root")
 
 
+@case
+def seed_directory_that_is_the_root_in_another_spelling(e):
+    # Directory=/ and --seed-dir=/ are refused; so is the root named
+    # another way (a "." or ".." that ends there, a symbolic link to it), or
+    # the seed and its temporary files land among the root's own files.
+    os.symlink("/", os.path.join(e.root, "var/lib/eg-root"))
+    os.symlink("../..", os.path.join(e.root, "var/lib/eg-up"))
+    spellings = ("/.", "/..", "/var/..", "/var/lib/../..", "/var/lib/eg-root", "/var/lib/eg-up/")
+    for verb in ("save", "load"):
+        for spelling in spellings:
+            rc, out = run([SEED_BIN, verb, "--root=" + e.root, "--seed-dir=" + spelling], e.env)
+            check(rc == 1 and "the root directory" in out, f"{verb} --seed-dir={spelling}: exit {rc}", out)
+            check(not os.path.lexists(os.path.join(e.root, "seed")), f"{verb} --seed-dir={spelling} wrote /seed", out)
+        e.write_conf("[Seed]\nDirectory=/var/lib/eg-root\n")
+        rc, out = run([SEED_BIN, verb, "--root=" + e.root], e.env)
+        check(rc == 1 and "the root directory" in out, f"{verb} with Directory= a link to /: exit {rc}", out)
+        check(not os.path.lexists(os.path.join(e.root, "seed")), f"{verb} with Directory= a link to / wrote /seed", out)
+        e.write_conf("")
+    img = image(e.top)
+    os.symlink("/", os.path.join(img, "var/lib/eg-root"))
+    rc, out = provision(e, img, "--seed-dir=/var/lib/eg-root")
+    check(rc == 1 and not os.path.lexists(os.path.join(img, "seed")), f"provision into the image's root: exit {rc}", out)
+
+
 # --- once per boot, by identity ------------------------------------------------------
 
 def load_as(e, *args, env=None):
