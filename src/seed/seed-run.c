@@ -884,8 +884,10 @@ int seed_load(const SeedOptions *o) {
         have_previous = seed_record_read(&previous);
         /* What this boot did cannot be read from the ledger, but its
          * record is there: a load of this boot ran, and its record says
-         * what it did. */
-        if (l.ledger_unknown && have_previous > 0 && l.boot_id[0] && streq(previous.boot_id, l.boot_id))
+         * what it did. One without a boot id too, as where the ledger is
+         * missing: the initrd's (--credential-only) replaced no seed. */
+        if (l.ledger_unknown && have_previous > 0 && l.boot_id[0] &&
+            (!previous.boot_id[0] || streq(previous.boot_id, l.boot_id)))
                 l.earlier_load = true;
 
         /* Once per boot, by identity: this directory, however it was named,

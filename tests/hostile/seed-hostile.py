@@ -651,6 +651,40 @@ def ledger_that_cannot_be_read_keeps_this_boots_record(e):
 
 
 @case
+def ledger_that_cannot_be_read_keeps_the_initrds_record(e):
+    # The initrd's load (--credential-only) writes its record without a
+    # boot id: it replaced no seed. A load on the real root whose ledger
+    # cannot be read must keep that record too, or status says the
+    # credential the initrd credited was only mixed.
+    import fcntl
+    good = e.make_seed()
+    data = cli.binary_credential(32)
+    cli.write_credential(os.path.join(e.root, cli.CRED), data)
+    e.write_conf("[Seed]\nCreditCredentialWithoutMemory=yes\n")
+    e.run_seed("load", "--credential-only")
+    check(e.credited() == [data.hex()], "the initrd did not credit the credential", e.out)
+    e.write_conf("")
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        record = f.read()
+    fd = os.open(e.run, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        e.run_seed("load")
+    finally:
+        os.close(fd)
+    check(e.credited() == [data.hex()], "a load without the runtime directory's lock credited", e.out)
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        check(f.read() == record, "a load without the ledger's lock overwrote the initrd's record", e.out)
+    with open(os.path.join(e.run, "consumed"), "ab") as f:
+        f.write(b"damage")
+    e.run_seed("load")
+    check(e.credited() == [data.hex()], "a load over a damaged ledger credited", e.out)
+    with open(os.path.join(e.run, "seed"), "rb") as f:
+        check(f.read() == record, "a load over a damaged ledger overwrote the initrd's record", e.out)
+    check(good not in e.credited(), "the seed was credited", e.out)
+
+
+@case
 def reasons_under_a_deep_root_are_whole(e):
     # A --root tree (a build directory) with a long name: every reason that
     # names a path in it is still said to its end, in the log and the record.
