@@ -304,6 +304,24 @@ for c in "timeout-proceed:0" "ready:3"; do
                         "record: $(cat "$tmp/run/entropy-gate/gate" 2>&1)"
         fi
 done
+# No record from the gate (it could not write one), and at its name what
+# is not one: a FIFO there would block a read of it, and the boot with it,
+# for ever. The gate is asked again, as where there is nothing.
+rm -f "$tmp/machine-id" "$tmp/run/entropy-gate/gate"
+mkfifo "$tmp/run/entropy-gate/gate"
+(sleep 10; : >"$tmp/run/entropy-gate/gate") &
+waker=$!
+start=$(date +%s)
+FAKE_READY_RC=0 FAKE_GATE_RC=0 openwrt rec-fifo 30s fail 10s
+took=$(($(date +%s) - start))
+kill "$waker" 2>/dev/null
+wait "$waker" 2>/dev/null
+if [ "$took" -lt 5 ] && [ -s "$tmp/machine-id" ]; then
+        ok "openwrt: a FIFO at the gate's record is not read, the gate is asked"
+else
+        fail "openwrt: a FIFO at the gate's record blocked the boot ${took}s (until written to)," \
+                "machine-id made: $([ -s "$tmp/machine-id" ] && echo yes || echo no)"
+fi
 rm -rf "$tmp/run/entropy-gate"
 
 # sysvinit's entropy-gate with ENTROPY_GATE_OPTS it refuses: the boot
