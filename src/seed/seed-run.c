@@ -778,6 +778,42 @@ static int record_write(Load *l) {
         return r;
 }
 
+/* What stopped a tree's walk, in words: a mount on the way said as such
+ * (strerror() would say "Invalid cross-device link" or "Object is
+ * remote"), anything else as @other says it. */
+static const char *tree_error_string(int r, const char *other) {
+        return r == -EXDEV ? "a mount point is on the way (--cross-mounts allows crossing it)" :
+               r == CHASE_ERR_FOREIGN_MOUNT ? "a mount on the way is of a file system also mounted outside the "
+               "tree, or of a type whose files may live outside it (overlay, FUSE, network), or is "
+               "this system's root (never crossed, even with --cross-mounts)" : other;
+}
+
+/* Why the seed directory could not be opened and locked (for load, only
+ * the two refusals): a lock held too long said as one, the runtime
+ * directory and the root named, a missing parent and a mount on the way in
+ * words. */
+static int log_seed_dir_error(int r, const SeedOptions *o) {
+        if (r == -ETIMEDOUT)
+                return log_error_errno(r, "Failed to lock seed directory %s: another process has held its lock for %s",
+                                       o->seed_dir_shown, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
+        if (r == -EDEADLK)
+                return log_error_errno(r, "Refusing the seed directory %s: it is the runtime directory %s, "
+                                       "whose records would overwrite the seed; set Directory= to another directory",
+                                       o->seed_dir_shown, runstate_dir());
+        if (r == -EBUSY)
+                return log_error_errno(r, "Refusing the seed directory %s: it is the root directory itself; "
+                                       "set Directory= to a directory of its own", o->seed_dir_shown);
+        if (r == -ENOENT)
+                /* The seed directory itself is made when missing: what is
+                 * not there is above it (a /var/lib not mounted, or an
+                 * image tree without it), and that is never made. */
+                return log_error_errno(r, "Failed to open and lock seed directory %s: %m (the seed directory "
+                                       "is created when missing, the directories above it are not)",
+                                       o->seed_dir_shown);
+        return log_error_errno(r, "Failed to open and lock seed directory %s: %s", o->seed_dir_shown,
+                               tree_error_string(r, strerror(-r)));
+}
+
 int seed_load(const SeedOptions *o) {
         _cleanup_(load_done) Load l = { .o = o, .dfd = -EBADF, .ledger_fd = -EBADF, .memory_state = 1 };
         SeedRecord previous;
@@ -807,15 +843,11 @@ int seed_load(const SeedOptions *o) {
          * still done. */
         l.dfd = o->credential_only ? -EBADF : seed_dir_open_locked(o->seed_dir, 0, SEED_LOCK_TIMEOUT_USEC, &l.dir_stat);
         dir_usable = l.dfd >= 0;
-        if (l.dfd == -EDEADLK)
+        if (l.dfd == -EDEADLK || l.dfd == -EBUSY)
                 /* Nothing written: the records would land in the seed
-                 * directory, one of them over the seed. */
-                return log_error_errno(l.dfd, "Refusing the seed directory %s: it is the runtime directory %s, "
-                                       "whose records would overwrite the seed; set Directory= to another directory",
-                                       o->seed_dir_shown, runstate_dir());
-        if (l.dfd == -EBUSY)
-                return log_error_errno(l.dfd, "Refusing the seed directory %s: it is the root directory itself; "
-                                       "set Directory= to a directory of its own", o->seed_dir_shown);
+                 * directory, one of them over the seed; or the seed among
+                 * the root's own files. */
+                return log_seed_dir_error(l.dfd, o);
         if (o->credential_only) {
                 forbid(l.no_seed_credit, "no seed directory (--credential-only)");
                 l.record.seed_path[0] = 0;
@@ -1068,40 +1100,6 @@ int seed_load(const SeedOptions *o) {
         if (r < 0)
                 log_warning_errno(r, "Failed to record the result in %s/%s: %m", runstate_dir(), RUNSTATE_SEED);
         return l.error;
-}
-/* What stopped a tree's walk, in words: a mount on the way said as such
- * (strerror() would say "Invalid cross-device link" or "Object is
- * remote"), anything else as @other says it. */
-static const char *tree_error_string(int r, const char *other) {
-        return r == -EXDEV ? "a mount point is on the way (--cross-mounts allows crossing it)" :
-               r == CHASE_ERR_FOREIGN_MOUNT ? "a mount on the way is of a file system also mounted outside the "
-               "tree, or of a type whose files may live outside it (overlay, FUSE, network), or is "
-               "this system's root (never crossed, even with --cross-mounts)" : other;
-}
-
-/* Why the seed directory could not be opened and locked, for save and
- * provision: a lock held too long said as one, the runtime directory
- * named, a missing parent and a mount on the way in words. */
-static int log_seed_dir_error(int r, const SeedOptions *o) {
-        if (r == -ETIMEDOUT)
-                return log_error_errno(r, "Failed to lock seed directory %s: another process has held its lock for %s",
-                                       o->seed_dir_shown, FORMAT_DURATION(SEED_LOCK_TIMEOUT_USEC));
-        if (r == -EDEADLK)
-                return log_error_errno(r, "Refusing the seed directory %s: it is the runtime directory %s, "
-                                       "whose records would overwrite the seed; set Directory= to another directory",
-                                       o->seed_dir_shown, runstate_dir());
-        if (r == -EBUSY)
-                return log_error_errno(r, "Refusing the seed directory %s: it is the root directory itself; "
-                                       "set Directory= to a directory of its own", o->seed_dir_shown);
-        if (r == -ENOENT)
-                /* The seed directory itself is made when missing: what is
-                 * not there is above it (a /var/lib not mounted, or an
-                 * image tree without it), and that is never made. */
-                return log_error_errno(r, "Failed to open and lock seed directory %s: %m (the seed directory "
-                                       "is created when missing, the directories above it are not)",
-                                       o->seed_dir_shown);
-        return log_error_errno(r, "Failed to open and lock seed directory %s: %s", o->seed_dir_shown,
-                               tree_error_string(r, strerror(-r)));
 }
 
 int seed_save(const SeedOptions *o) {
