@@ -168,16 +168,19 @@ class Env:
                     data += f.read(1 << 20)
         return data
 
-    def make_seed(self, creditable=True):
+    def make_seed(self, creditable=True, expect_creditable=None):
         """A valid seed, written by entropy-seed save itself (bound to the current
-        machine-id) at the end of a boot; the machine then reboots."""
+        machine-id) at the end of a boot, the pool ready when @creditable; the
+        machine then reboots. The seed's flag is checked against
+        @expect_creditable (default: @creditable)."""
         ready = "FAKE_POOL_READY_AFTER_MS" not in self.env
         self.set_ready(creditable)
         self.run_seed("save")
         self.set_ready(ready)
         self.new_boot()
         d = self.inspect()
-        check(d["ok"] and d["CREDITABLE"] == ("yes" if creditable else "no"), "save wrote an unexpected seed", str(d))
+        want = creditable if expect_creditable is None else expect_creditable
+        check(d["ok"] and d["CREDITABLE"] == ("yes" if want else "no"), "save wrote an unexpected seed", str(d))
         return d["SEED"]
 
     def set_vmgen(self, guid=None, vmclock=None, mem=True):
@@ -984,15 +987,9 @@ def machine_id_all_zero_is_no_id(e):
     # machine made from the image: a seed bound to it is shared by them all.
     zero = "0" * 32
     e.set_machine_id(zero)
-    ready = "FAKE_POOL_READY_AFTER_MS" not in e.env
-    e.set_ready(True)
-    e.run_seed("save")
-    e.set_ready(ready)
-    e.new_boot()
-    d = e.inspect()
-    check(d["ok"] and d["CREDITABLE"] == "no", "a seed saved under an all-zero machine-id is creditable", str(d))
+    saved = e.make_seed(expect_creditable=False)    # the pool ready: only the ID makes it not creditable
     e.run_seed("load")
-    check(d["SEED"] not in e.credited(), "credited a seed saved under an all-zero machine-id", e.out)
+    check(saved not in e.credited(), "credited a seed saved under an all-zero machine-id", e.out)
     check("not crediting: seed was written before the CRNG was initialized, or under no valid machine-id" in e.out,
           "message", e.out)
     # A seed bound to no ID, where that is allowed, is not credited under zeros either.

@@ -620,16 +620,11 @@ def ledger_gone_with_this_boots_record_means_a_load_may_have_run(e):
     check(len(e.credited()) == 2, "another boot's record stopped this boot's load from crediting", e.out)
 
 
-@case
-def ledger_that_cannot_be_read_keeps_this_boots_record(e):
-    # A second load whose ledger cannot be read (its lock held past the
-    # timeout by a slow first load, or the file damaged) cannot tell that it
-    # is the second: this boot's record, which says what the first did, is
-    # still there and stays, or status would say nothing was credited.
+def loads_without_the_ledger_keep_the_record(e, credited, whose):
+    """Two more loads of this boot that cannot read the ledger, one with its
+    lock held past the timeout, one over a damaged file: neither credits
+    (e.credited() stays @credited) nor overwrites @whose record."""
     import fcntl
-    good = e.make_seed()
-    e.run_seed("load")
-    check(e.credited() == [good], "first load", e.out)
     with open(os.path.join(e.run, "seed"), "rb") as f:
         record = f.read()
     fd = os.open(e.run, os.O_RDONLY | os.O_DIRECTORY)
@@ -638,15 +633,27 @@ def ledger_that_cannot_be_read_keeps_this_boots_record(e):
         e.run_seed("load")
     finally:
         os.close(fd)
-    check(e.credited() == [good], "a second load credited without the runtime directory's lock", e.out)
+    check(e.credited() == credited, "a load without the runtime directory's lock credited", e.out)
     with open(os.path.join(e.run, "seed"), "rb") as f:
-        check(f.read() == record, "a second load without the ledger's lock overwrote this boot's record", e.out)
+        check(f.read() == record, f"a load without the ledger's lock overwrote {whose} record", e.out)
     with open(os.path.join(e.run, "consumed"), "ab") as f:
         f.write(b"damage")
     e.run_seed("load")
-    check(e.credited() == [good], "a second load over a damaged ledger credited", e.out)
+    check(e.credited() == credited, "a load over a damaged ledger credited", e.out)
     with open(os.path.join(e.run, "seed"), "rb") as f:
-        check(f.read() == record, "a second load over a damaged ledger overwrote this boot's record", e.out)
+        check(f.read() == record, f"a load over a damaged ledger overwrote {whose} record", e.out)
+
+
+@case
+def ledger_that_cannot_be_read_keeps_this_boots_record(e):
+    # A second load whose ledger cannot be read (its lock held past the
+    # timeout by a slow first load, or the file damaged) cannot tell that it
+    # is the second: this boot's record, which says what the first did, is
+    # still there and stays, or status would say nothing was credited.
+    good = e.make_seed()
+    e.run_seed("load")
+    check(e.credited() == [good], "first load", e.out)
+    loads_without_the_ledger_keep_the_record(e, [good], "this boot's")
     check("record kept" in e.out, "message", e.out)
 
 
@@ -656,7 +663,6 @@ def ledger_that_cannot_be_read_keeps_the_initrds_record(e):
     # boot id: it replaced no seed. A load on the real root whose ledger
     # cannot be read must keep that record too, or status says the
     # credential the initrd credited was only mixed.
-    import fcntl
     good = e.make_seed()
     data = cli.binary_credential(32)
     cli.write_credential(os.path.join(e.root, cli.CRED), data)
@@ -664,23 +670,7 @@ def ledger_that_cannot_be_read_keeps_the_initrds_record(e):
     e.run_seed("load", "--credential-only")
     check(e.credited() == [data.hex()], "the initrd did not credit the credential", e.out)
     e.write_conf("")
-    with open(os.path.join(e.run, "seed"), "rb") as f:
-        record = f.read()
-    fd = os.open(e.run, os.O_RDONLY | os.O_DIRECTORY)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    try:
-        e.run_seed("load")
-    finally:
-        os.close(fd)
-    check(e.credited() == [data.hex()], "a load without the runtime directory's lock credited", e.out)
-    with open(os.path.join(e.run, "seed"), "rb") as f:
-        check(f.read() == record, "a load without the ledger's lock overwrote the initrd's record", e.out)
-    with open(os.path.join(e.run, "consumed"), "ab") as f:
-        f.write(b"damage")
-    e.run_seed("load")
-    check(e.credited() == [data.hex()], "a load over a damaged ledger credited", e.out)
-    with open(os.path.join(e.run, "seed"), "rb") as f:
-        check(f.read() == record, "a load over a damaged ledger overwrote the initrd's record", e.out)
+    loads_without_the_ledger_keep_the_record(e, [data.hex()], "the initrd's")
     check(good not in e.credited(), "the seed was credited", e.out)
 
 
