@@ -4,7 +4,10 @@
 # of the configuration, against a careless /etc: a drop-in that is a symbolic link to nothing or
 # a directory makes the system credit nothing (entropy-gate.conf(5)), and
 # must make the initrd credit nothing too, not vanish from it and leave
-# CreditCredentialWithoutMemory=yes of the other files in force. The hook
+# CreditCredentialWithoutMemory=yes of the other files in force. A name
+# that leads to a file not everyone may read (the seed, through a symbolic
+# or a hard link) never puts its bytes into the initrd, which is not a
+# secret. The hook
 # (from its template, pointed at a temporary /etc and stand-in programs)
 # runs with initramfs-tools' own hook-functions into a temporary DESTDIR;
 # the dracut module's install() with stand-ins for dracut's functions.
@@ -62,6 +65,38 @@ unreadable "$conf.d/91-directory.conf" &&
 grep -q "90-dangling.conf cannot be read; this initrd credits nothing" "$tmp/hook.err" ||
         fail "no warning from the hook: $(cat "$tmp/hook.err")"
 
+# Names that lead to the seed (a stand-in, 0600 in a 0700 directory, as
+# the seed is): a symbolic link, a hard link, and a configuration file of
+# mode 0600. None is copied; each makes the initrd credit nothing, and the
+# seed's bytes are nowhere in it.
+secret() {
+        mkdir -p "$tmp/state" && chmod 0700 "$tmp/state"
+        printf 'SEED-BYTES-%s\n' 7f3a9c >"$tmp/state/seed" && chmod 0600 "$tmp/state/seed"
+        ln -s "$tmp/state/seed" "$conf.d/30-link-to-seed.conf"
+        ln "$tmp/state/seed" "$conf.d/31-hard-link-to-seed.conf"
+        printf '[Gate]\nTimeout=5s\n' >"$conf.d/32-private.conf" && chmod 0600 "$conf.d/32-private.conf"
+}
+# no_secret WHO: what the hook or module WHO put into $tmp/dest of them.
+no_secret() {
+        if grep -rq SEED-BYTES "$tmp/dest"; then
+                fail "$1: the seed's bytes are in the initrd"
+        else
+                ok "$1: no seed bytes in the initrd"
+        fi
+        for n in 30-link-to-seed 31-hard-link-to-seed 32-private; do
+                unreadable "$conf.d/$n.conf" &&
+                        ok "$1: $n.conf is not copied; the initrd credits nothing" ||
+                        fail "$1: $n.conf: copied, or left out with the other files in force"
+        done
+        grep -q "32-private.conf is not readable by everyone (mode 600) and an initrd is not a secret: not copied; this initrd credits nothing" "$tmp/hook.err" ||
+                fail "$1: no warning for a file not everyone may read: $(cat "$tmp/hook.err")"
+}
+secret
+hook
+no_secret hook
+[ -f "$tmp/dest$conf.d/10-ok.conf" ] || fail "hook: a drop-in everyone may read is no longer copied"
+rm -f "$conf.d"/3?-*.conf
+
 # The drop-in directory itself a symbolic link to nothing.
 rm -rf "$conf.d"
 ln -s "$tmp/gone" "$conf.d"
@@ -100,5 +135,8 @@ unreadable "$conf.d/90-dangling.conf" && unreadable "$conf.d/91-directory.conf" 
         fail "dracut: a drop-in that cannot be read is left out: the initrd credits, the system does not"
 grep -q "90-dangling.conf cannot be read; this initrd credits nothing" "$tmp/hook.err" ||
         fail "dracut: no warning: $(cat "$tmp/hook.err")"
+secret
+dracut
+no_secret dracut
 
 exit $failed

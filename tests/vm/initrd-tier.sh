@@ -101,6 +101,9 @@ root=$work/rootfs
 # conffile.
 install -d "$root/etc/entropy-gate.conf.d"
 printf '[Seed]\nCreditCredentialWithoutMemory=yes\n' >"$root/etc/entropy-gate.conf.d/eg-vm.conf"
+# Readable by everyone whatever the umask: the initrd generators copy no
+# file that is not.
+chmod 0644 "$root/etc/entropy-gate.conf.d/eg-vm.conf"
 install -m 0755 "$EG_VM_DIR/guest/eg-initrd-report.sh" "$root/usr/local/sbin/eg-initrd-report"
 install -m 0644 "$EG_VM_DIR/guest/eg-initrd-report.service" "$root/etc/systemd/system/"
 chroot "$root" systemctl enable eg-initrd-report.service >>"$work/dpkg.log" 2>&1 ||
