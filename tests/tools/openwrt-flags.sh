@@ -5,8 +5,10 @@
 # --musl boots). Sourced; openwrt_flags MAKEFILE sets:
 #   owrt_cflags   the target's default optimization (-Os, and the
 #                 CONFIG_EXTRA_OPTIMIZATION default -fno-caller-saves
-#                 -fno-plt), what package.mk adds for each PKG_BUILD_FLAGS
-#                 word, and the Makefile's own TARGET_CFLAGS +=
+#                 -fno-plt), the hardening include/hardening.mk adds under
+#                 the default choices of config/Config-build.in, what
+#                 package.mk adds for each PKG_BUILD_FLAGS word, and the
+#                 Makefile's own TARGET_CFLAGS +=
 #   owrt_ldflags  the same for the linker (TARGET_LDFLAGS +=)
 #   owrt_opts     the Makefile's CMAKE_OPTIONS, one per element
 # Returns non-zero, with a message, on a PKG_BUILD_FLAGS word it does not know.
@@ -24,6 +26,22 @@ openwrt_flags() {
         local makefile=$1 f
         owrt_cflags="-Os -fno-caller-saves -fno-plt"
         owrt_ldflags=""
+        # include/hardening.mk with Config-build.in's defaults: format
+        # checks, FORTIFY_SOURCE_1 (musl's own headers ignore it; OpenWrt's
+        # fortify-headers would add its checks), stack protector "Regular",
+        # RELRO "Full". ASLR PIE "Regular" builds as PIE only the packages
+        # that set PKG_ASLR_PIE_REGULAR:=1 (those that parse the network's
+        # data; "None" on small-flash targets): the others are not PIE,
+        # which OpenWrt's compiler is not by default and this machine's is.
+        owrt_cflags+=" -Wformat -Werror=format-security -D_FORTIFY_SOURCE=1 -fstack-protector"
+        owrt_ldflags+=" -Wl,-z,now -Wl,-z,relro"
+        if grep -q '^PKG_ASLR_PIE_REGULAR:=1' "$makefile"; then
+                owrt_cflags+=" -fPIC"
+                owrt_ldflags+=" -fPIC -pie"
+        else
+                owrt_cflags+=" -fno-pie"
+                owrt_ldflags+=" -no-pie"
+        fi
         for f in $(sed -n 's/^PKG_BUILD_FLAGS:=//p' "$makefile"); do
                 case $f in
                 gc-sections)
