@@ -97,6 +97,53 @@ no_secret hook
 [ -f "$tmp/dest$conf.d/10-ok.conf" ] || fail "hook: a drop-in everyone may read is no longer copied"
 rm -f "$conf.d"/3?-*.conf
 
+# Names the kernel follows and the configuration loader does not: more
+# than 40 symbolic links in a row, a link whose target makes a name of
+# PATH_MAX bytes or more, a link through /proc's links to elsewhere
+# (/proc/self/root). The system cannot read them and credits nothing; a
+# mask or a file copied would let the initrd credit.
+# loader_only: make those names in $conf.d, and $tmp/magic.d, a drop-in
+# directory everyone may read, reached only through /proc/self/root.
+loader_only() {
+        printf '[Gate]\nTimeout=5s\n' >"$tmp/public.conf" && chmod 0644 "$tmp/public.conf"
+        mkdir -p "$tmp/chain" && ln -sfn /dev/null "$tmp/chain/l0"
+        i=1
+        while [ $i -le 40 ]; do
+                ln -sfn "l$((i - 1))" "$tmp/chain/l$i" && i=$((i + 1))
+        done
+        ln -s "$tmp/chain/l40" "$conf.d/60-41-links-to-null.conf"
+        up=$(printf '%01350d' 0 | sed 's|0|../|g')
+        ln -s "${up}dev/null" "$conf.d/61-long-link-to-null.conf"
+        ln -s "$up${tmp#/}/public.conf" "$conf.d/62-long-link.conf"
+        ln -s "/proc/self/root$tmp/public.conf" "$conf.d/63-through-proc.conf"
+        mkdir -p "$tmp/magic.d" && cp "$tmp/public.conf" "$tmp/magic.d/10-ok.conf"
+        # What the loader follows, through a directory that is a link too.
+        ln -sfn "$tmp" "$tmp/lib"
+        ln -s ../../lib/public.conf "$conf.d/64-plain-link.conf"
+}
+# loader_only_unreadable WHO: none of them masked nor copied by WHO.
+loader_only_unreadable() {
+        for n in 60-41-links-to-null 61-long-link-to-null 62-long-link 63-through-proc; do
+                unreadable "$conf.d/$n.conf" &&
+                        ok "$1: $n.conf, which the system cannot read, cannot be read in the initrd" ||
+                        fail "$1: $n.conf: the system cannot read it and credits nothing, the initrd masks or copies it"
+        done
+        [ -f "$tmp/dest$conf.d/64-plain-link.conf" ] && ok "$1: a link the loader follows is copied" ||
+                fail "$1: a link the loader follows is not copied"
+}
+loader_only
+hook
+loader_only_unreadable hook
+rm -f "$conf.d"/6?-*.conf
+mv "$conf.d" "$tmp/conf.d.real"
+ln -s "/proc/self/root$tmp/magic.d" "$conf.d"
+hook
+unreadable "$conf.d" && [ ! -e "$tmp/dest$tmp/magic.d/10-ok.conf" ] &&
+        ok "hook: a drop-in directory the system cannot open cannot be opened in the initrd" ||
+        fail "hook: a drop-in directory through /proc/self/root: the system credits nothing, the initrd reads it"
+rm -f "$conf.d"
+mv "$tmp/conf.d.real" "$conf.d"
+
 # The drop-in directory itself a symbolic link to nothing.
 rm -rf "$conf.d"
 ln -s "$tmp/gone" "$conf.d"
@@ -138,5 +185,18 @@ grep -q "90-dangling.conf cannot be read; this initrd credits nothing" "$tmp/hoo
 secret
 dracut
 no_secret dracut
+rm -f "$conf.d"/3?-*.conf
+loader_only
+dracut
+loader_only_unreadable dracut
+rm -f "$conf.d"/6?-*.conf
+mv "$conf.d" "$tmp/conf.d.real"
+ln -s "/proc/self/root$tmp/magic.d" "$conf.d"
+dracut
+unreadable "$conf.d" && [ ! -e "$tmp/dest$tmp/magic.d/10-ok.conf" ] &&
+        ok "dracut: a drop-in directory the system cannot open cannot be opened in the initrd" ||
+        fail "dracut: a drop-in directory through /proc/self/root: the system credits nothing, the initrd reads it"
+rm -f "$conf.d"
+mv "$tmp/conf.d.real" "$conf.d"
 
 exit $failed
