@@ -55,7 +55,11 @@ mkdir "$conf.d/91-directory.conf"
 hook
 [ -f "$tmp/dest$conf" ] && [ -f "$tmp/dest$conf.d/10-ok.conf" ] &&
         ok "the configuration and a drop-in are copied" || fail "the configuration is not copied"
-[ ! -e "$tmp/dest$conf.d/20-masked.conf" ] || fail "a masked drop-in was copied as something"
+# A mask stays a mask, not left out: the system counts it among the drop-ins
+# (past 1024 of them it credits nothing), and so must the initrd.
+[ "$(readlink "$tmp/dest$conf.d/20-masked.conf")" = /dev/null ] &&
+        ok "a masked drop-in is masked in the initrd" ||
+        fail "a masked drop-in is not a link to /dev/null in the initrd: it does not count among the drop-ins"
 unreadable "$conf.d/90-dangling.conf" &&
         ok "a drop-in that is a symbolic link to nothing is one in the initrd" ||
         fail "a drop-in that is a symbolic link to nothing is left out: the initrd credits, the system does not"
@@ -176,7 +180,9 @@ mkdir "$conf.d/91-directory.conf"
 dracut
 [ -f "$tmp/dest$conf" ] && [ -f "$tmp/dest$conf.d/10-ok.conf" ] &&
         ok "dracut: the configuration and a drop-in are copied" || fail "dracut: the configuration is not copied"
-[ ! -e "$tmp/dest$conf.d/20-masked.conf" ] || fail "dracut: a masked drop-in was copied as something"
+[ "$(readlink "$tmp/dest$conf.d/20-masked.conf")" = /dev/null ] &&
+        ok "dracut: a masked drop-in is masked in the initrd" ||
+        fail "dracut: a masked drop-in is not a link to /dev/null in the initrd: it does not count among the drop-ins"
 unreadable "$conf.d/90-dangling.conf" && unreadable "$conf.d/91-directory.conf" &&
         ok "dracut: drop-ins that cannot be read cannot be read in the initrd" ||
         fail "dracut: a drop-in that cannot be read is left out: the initrd credits, the system does not"
