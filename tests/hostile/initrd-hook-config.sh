@@ -15,6 +15,8 @@
 set -u
 src=$1
 tmp=$(mktemp -d)
+# As /etc is: everyone may look into it.
+chmod 0755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
@@ -79,6 +81,10 @@ secret() {
         ln -s "$tmp/state/seed" "$conf.d/30-link-to-seed.conf"
         ln "$tmp/state/seed" "$conf.d/31-hard-link-to-seed.conf"
         printf '[Gate]\nTimeout=5s\n' >"$conf.d/32-private.conf" && chmod 0600 "$conf.d/32-private.conf"
+        # A file whose own mode lets others read it, in a directory they
+        # cannot enter: not everyone may read it either.
+        printf 'SEED-BYTES-%s\n' 0644 >"$tmp/state/readable" && chmod 0644 "$tmp/state/readable"
+        ln -s "$tmp/state/readable" "$conf.d/33-readable-in-private-dir.conf"
 }
 # no_secret WHO: what the hook or module WHO put into $tmp/dest of them.
 no_secret() {
@@ -87,7 +93,7 @@ no_secret() {
         else
                 ok "$1: no seed bytes in the initrd"
         fi
-        for n in 30-link-to-seed 31-hard-link-to-seed 32-private; do
+        for n in 30-link-to-seed 31-hard-link-to-seed 32-private 33-readable-in-private-dir; do
                 unreadable "$conf.d/$n.conf" &&
                         ok "$1: $n.conf is not copied; the initrd credits nothing" ||
                         fail "$1: $n.conf: copied, or left out with the other files in force"
