@@ -611,7 +611,7 @@ static int load_dropins(Config *c, LoadBudget *budget, config_warn_t warn, void 
 /* x86's and arm64's COMMAND_LINE_SIZE, and the 2 bytes a bounded read needs. */
 static char cmdline_buf[2048 + 2];
 
-int config_load(Config *c, config_warn_t warn, void *userdata) {
+int config_load_files(Config *c, config_warn_t warn, void *userdata) {
         LoadBudget budget = {};
         int r;
 
@@ -622,10 +622,17 @@ int config_load(Config *c, config_warn_t warn, void *userdata) {
         r = load_one(c, CONF_FILE, &budget, warn, userdata);
         if (r >= 0)
                 r = load_dropins(c, &budget, warn, userdata);
-        if (r == -ENOMEM)
-                return r;
         /* Past a cap (-E2BIG): said, and crediting is off; the files read
          * before it apply, and the kernel command line still does. */
+        return r == -ENOMEM ? r : 0;
+}
+
+int config_load(Config *c, config_warn_t warn, void *userdata) {
+        int r;
+
+        r = config_load_files(c, warn, userdata);
+        if (r < 0)
+                return r;
 
         /* Into this module's buffer when it fits (it does wherever the
          * kernel's COMMAND_LINE_SIZE is 2 KiB: x86, arm64), without a heap
@@ -646,4 +653,36 @@ int config_load(Config *c, config_warn_t warn, void *userdata) {
         }
         c->cmdline = c->cmdline_heap ?: cmdline_buf;
         return config_apply_cmdline(c, c->cmdline, warn, userdata);
+}
+
+int config_write_initrd(const Config *c, FILE *f) {
+        static const char *const no_yes[] = { "no", "yes" };
+
+        fputs("# The settings of " CONF_FILE " and " CONF_DROPIN_DIR "/*.conf\n"
+              "# on the system that built this initrd, as its configuration loader read\n"
+              "# them (entropy-seed initrd-config); the files themselves are not copied.\n"
+              "# Units= is left out: the generator, its only reader, does not run here.\n", f);
+        fprintf(f, "[Gate]\nTimeout=");
+        if (c->timeout == USEC_INFINITY)
+                fputs("infinity", f);
+        else
+                fprintf(f, "%lluus", (unsigned long long) c->timeout);
+        fprintf(f, "\nOnTimeout=%s\nWarnAfter=", on_timeout_to_string(c->on_timeout));
+        if (c->warn_after == USEC_INFINITY)
+                fputs("infinity", f);
+        else
+                fprintf(f, "%lluus", (unsigned long long) c->warn_after);
+        fprintf(f, "\n[Seed]\nDirectory=%s\nCreditWithoutMachineId=%s\nCreditCredentialWithoutMemory=%s\n",
+                c->seed_dir, no_yes[c->credit_without_machine_id], no_yes[c->credit_credential_without_memory]);
+        /* A file that could not be read or parsed turns crediting off
+         * whatever the kernel command line says; Credit=no would not (it
+         * says entropy_gate.credit=1 may turn it on again). A value that
+         * does not parse does the same here, through the same rule. */
+        if (c->broken)
+                fputs("# A configuration file there could not be read or parsed: crediting is\n"
+                      "# off whatever the kernel command line says, here as there.\n"
+                      "Credit=broken-on-the-system-that-built-this-initrd\n", f);
+        else
+                fprintf(f, "Credit=%s\n", no_yes[c->credit]);
+        return fflush(f) == 0 && !ferror(f) ? 0 : negative_errno();
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "conf-parser.h"
 #include "macro.h"
@@ -85,6 +86,16 @@ int config_apply_cmdline(Config *c, const char *cmdline, config_warn_t warn, voi
 #define CONFIG_DROPINS_MAX 1024U
 #define CONFIG_TOTAL_MAX (4U * 1024U * 1024U)
 int config_load(Config *c, config_warn_t warn, void *userdata);
+/* The files alone (defaults, CONF_FILE, its drop-ins), without the kernel
+ * command line: c->cmdline stays NULL. 0 or -ENOMEM; a file that cannot be
+ * read or parsed sets c->broken, as in config_load(). */
+int config_load_files(Config *c, config_warn_t warn, void *userdata);
+
+/* Write what config_load_files() read into @c as one configuration file,
+ * for an initrd (entropy-seed initrd-config): parsed again, it gives the
+ * same settings (Units= apart, which only the generator reads), and a
+ * broken configuration stays broken. 0 or -errno. */
+int config_write_initrd(const Config *c, FILE *f);
 
 /* Why crediting is off by configuration, for messages; NULL when it is on. */
 const char *config_credit_disabled_by(const Config *c);

@@ -219,6 +219,64 @@ static void test_load_fail_closed(void **state) {
         test_rm_rf(root);
 }
 
+/* config_write_initrd(): what the initrd generators' hooks put into an
+ * initrd, parsed again by the loader there, gives the same settings; a
+ * broken configuration stays broken, whatever the kernel command line
+ * says there; Credit=no stays one that the command line may turn on. */
+static void parse_written(const Config *c, Config *ret) {
+        char *text = NULL;
+        size_t size = 0;
+        unsigned n = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        assert_non_null(f);
+        assert_int_equal(config_write_initrd(c, f), 0);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(config_init(ret), 0);
+        assert_int_equal(config_parse_text(ret, text, "initrd.conf", ignore_warning, &n), 0);
+        assert_int_equal(n, c->broken ? 1 : 0);
+        free(text);
+}
+
+static void test_write_initrd(void **state) {
+        static const char *const texts[] = {
+                "",
+                "[Gate]\nTimeout=1min 30.5s\nOnTimeout=proceed\nWarnAfter=infinity\n"
+                "[Seed]\nDirectory=/var/lib/a b#c\nCreditWithoutMachineId=yes\n"
+                "CreditCredentialWithoutMemory=yes\nCredit=no\n",
+                "[Gate]\nTimeout=1us\nWarnAfter=0\n",
+                "[Gate]\nTimeout=18446744073709551614us\n",
+                "[Seed]\nCredit=perhaps\nCredit=yes\n",
+                "[Gate]\nTimeout=soon\n[Seed]\nCreditCredentialWithoutMemory=yes\n",
+        };
+        unsigned n = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(texts); i++) {
+                Config c, w;
+
+                assert_int_equal(config_init(&c), 0);
+                assert_int_equal(config_parse_text(&c, texts[i], "f.conf", ignore_warning, &n), 0);
+                /* A line that does not parse breaks the file (load_one()). */
+                if (i >= 4 && !c.broken)
+                        c.broken = strdup("f.conf does not parse cleanly");
+                parse_written(&c, &w);
+                assert_true(w.timeout == c.timeout);
+                assert_int_equal(w.on_timeout, c.on_timeout);
+                assert_true(w.warn_after == c.warn_after);
+                assert_string_equal(w.seed_dir, c.seed_dir);
+                assert_int_equal(w.credit_without_machine_id, c.credit_without_machine_id);
+                assert_int_equal(w.credit_credential_without_memory, c.credit_credential_without_memory);
+                assert_int_equal(config_credit_disabled_by(&w) != NULL, config_credit_disabled_by(&c) != NULL);
+                assert_int_equal(w.broken != NULL, c.broken != NULL);
+                /* Only a broken configuration keeps crediting off against
+                 * entropy_gate.credit=1 on the initrd's command line. */
+                assert_int_equal(config_apply_cmdline(&w, "entropy_gate.credit=1", ignore_warning, &n), 0);
+                assert_int_equal(config_credit_disabled_by(&w) != NULL, c.broken != NULL);
+                config_done(&w);
+                config_done(&c);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_defaults),
@@ -228,6 +286,7 @@ int main(void) {
                 cmocka_unit_test(test_credit_fail_closed),
                 cmocka_unit_test(test_credential_without_memory),
                 cmocka_unit_test(test_load_fail_closed),
+                cmocka_unit_test(test_write_initrd),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
