@@ -28,6 +28,31 @@ typedef struct Verb {
         bool needs_root;             /* refuses to run on the real root */
 } Verb;
 
+#if ENTROPY_GATE_INITRD_CONFIG
+/* initrd-config: what the initrd generators' hooks put into an initrd in
+ * place of the configuration files, read here by the loader that reads
+ * them at boot. Never the files themselves: what a name leads to (a link
+ * to the seed, a file only root may read, a name the loader does not
+ * follow) is the loader's to decide, and an initrd is not a secret. */
+static int initrd_config(const SeedOptions *o) {
+        Config config;
+        int r;
+
+        (void) o;
+        r = config_load_files(&config, log_config_warning, NULL);
+        if (r >= 0) {
+                if (config.broken)
+                        log_warning("Crediting nothing in the initrd: %s", config.broken);
+                r = config_write_initrd(&config, stdout);
+                if (r < 0)
+                        log_error_errno(r, "Failed to write the configuration: %m");
+        } else
+                log_error_errno(r, "Out of memory");
+        config_done(&config);
+        return r;
+}
+#endif
+
 static const Verb verbs[] = {
         { "load",      seed_load,      false },
         { "save",      seed_save,      false },
@@ -38,19 +63,33 @@ static const Verb verbs[] = {
          * by its own entropy-seed. */
         { "provision", NULL,           true  },
 #endif
+#if ENTROPY_GATE_INITRD_CONFIG
+        { "initrd-config", initrd_config, false },
+#endif
 };
 
+#if ENTROPY_GATE_INITRD_CONFIG
+#  define INITRD_SYNOPSIS "|initrd-config"
+#  define INITRD_LIST ", initrd-config"
+#  define INITRD_HELP                                                                        \
+        "  initrd-config      print the configuration files' settings as one file\n"          \
+        "                     (the initrd generators' hooks put it into the initrd)\n"
+#else
+#  define INITRD_SYNOPSIS ""
+#  define INITRD_LIST ""
+#  define INITRD_HELP ""
+#endif
 #if ENTROPY_GATE_PROVISION
-#  define VERBS_SYNOPSIS "load|save|provision"
-#  define VERBS_LIST "load, save or provision"
+#  define VERBS_SYNOPSIS "load|save|provision" INITRD_SYNOPSIS
+#  define VERBS_LIST "load, save" INITRD_LIST " or provision"
 #  define PROVISION_HELP                                                                     \
         "  provision          write a fresh creditable seed into an image (--root=)\n"
 #  define PROVISION_OPTIONS_HELP                                                             \
         "     --machine-id=ID provision: bind to ID and write it to ROOT/etc/machine-id\n"   \
         "     --cross-mounts  provision: follow paths through mount points inside ROOT\n"
 #else
-#  define VERBS_SYNOPSIS "load|save"
-#  define VERBS_LIST "load or save"
+#  define VERBS_SYNOPSIS "load|save" INITRD_SYNOPSIS
+#  define VERBS_LIST "load" INITRD_LIST " or save"
 #  define PROVISION_HELP "  (provision is not part of this build: run it on the image's build host)\n"
 #  define PROVISION_OPTIONS_HELP ""
 #endif
@@ -65,6 +104,7 @@ static void help(void) {
                "                     rotate the seed, credit the old one if every rule holds\n"
                "  save               write a new seed (never blocks)\n"
                PROVISION_HELP
+               INITRD_HELP
                "\n"
                "  -h --help          show this help\n"
                "     --version       show the version\n"
@@ -196,6 +236,12 @@ int entropy_seed_main(int argc, char *argv[]) {
                 log_error("--credential-only is for load only, without --seed-dir=");
                 return EXIT_USAGE;
         }
+#if ENTROPY_GATE_INITRD_CONFIG
+        if (verb->run == initrd_config && (arg_seed_dir || arg_no_credit)) {
+                log_error("initrd-config takes no option but --root=");
+                return EXIT_USAGE;
+        }
+#endif
 
         /* Every path from here on is inside the root. A root that cannot
          * be used as given is an error: acting on "/" instead would be the
@@ -216,6 +262,12 @@ int entropy_seed_main(int argc, char *argv[]) {
                         return EXIT_ERROR;
                 }
         }
+
+#if ENTROPY_GATE_INITRD_CONFIG
+        /* The files alone: the initrd reads its own kernel command line. */
+        if (verb->run == initrd_config)
+                return initrd_config(NULL) < 0 ? EXIT_ERROR : EXIT_DONE;
+#endif
 
         /* provision works on a tree, not a system: everything it reads or
          * writes there stays on the tree's mount (or, with --cross-mounts,
