@@ -52,9 +52,17 @@ printf '[Gate]\nWarnAfter=5s\n' >"$conf.d/50-initrd-test.conf"
 # A seed on the build host must never reach an initrd image.
 printf 'not a real seed\n' >"$p/var/lib/entropy-gate/seed"
 
+# settings NAME FILE: the image's configuration holds the settings of the
+# file and of its drop-in (written by entropy-seed initrd-config).
+settings() {
+        grep -qx 'WarnAfter=5000000us' "$2" && grep -qx 'CreditCredentialWithoutMemory=yes' "$2" &&
+                ok "$1: the configuration's and its drop-in's settings are in the image" ||
+                fail "$1: the image's configuration lacks the settings: $(cat "$2" 2>&1)"
+}
+
 # The files every initrd must hold (paths inside the image, no leading /).
 want_common() {
-        for f in "$sbin/entropy-gate" "$sbin/entropy-seed" "$helper" "$conf" "$conf.d/50-initrd-test.conf"; do
+        for f in "$sbin/entropy-gate" "$sbin/entropy-seed" "$helper" "$conf"; do
                 echo "${f#/}"
         done
 }
@@ -70,6 +78,10 @@ check_list() {
                         fail "$name: $f is not in the image"
                 fi
         done
+        # The configuration's settings as one file, never the files.
+        if grep -q 'entropy-gate\.conf\.d' "$listing"; then
+                fail "$name: the drop-in directory went into the image: $(grep 'entropy-gate\.conf\.d' "$listing")"
+        fi
         if grep -q 'var/lib/entropy-gate' "$listing"; then
                 fail "$name: the seed directory went into the image: $(grep 'var/lib/entropy-gate' "$listing")"
         else
@@ -121,6 +133,7 @@ else
                 (cd "$x" && unmkinitramfs "$tmp/initrd.img" .) || fail "unmkinitramfs failed"
                 # unmkinitramfs puts an early (microcode) archive beside main/.
                 [ -d "$x/main" ] && x=$x/main
+                settings initramfs-tools "$x$conf"
                 order=$(sed -n 's|^/scripts/init-top/\([^ ]*\) .*|\1|p' "$x/scripts/init-top/ORDER" | tr '\n' ' ')
                 echo "init-top order: $order"
                 case " $order" in
@@ -177,6 +190,7 @@ else
                 u=$d/systemd.root
                 mkdir -p "$u"
                 (cd "$u" && lsinitrd --unpack "$d/systemd.img" >/dev/null 2>&1)
+                settings dracut-systemd "$u$conf"
                 unit=$u/usr/lib/systemd/system/entropy-gate-initrd.service
                 for want in 'Before=cryptsetup-pre.target initrd.target' 'Wants=entropy-seed-initrd.service cryptsetup-pre.target' \
                             'ConditionPathExists=/etc/initrd-release' 'DefaultDependencies=no' 'Type=oneshot' \

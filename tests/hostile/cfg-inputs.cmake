@@ -75,10 +75,11 @@ eg_hostile_input_test(cmdline-split cmdline-split.c)
 eg_hostile_input_test(init-scripts init-scripts.sh
                       ARGS ${CMAKE_SOURCE_DIR} $<TARGET_FILE:entropy-gate-fakepool> TIMEOUT 60)
 
-# The configuration the initramfs-tools hook copies into the initrd: a
-# drop-in the system cannot read (a symbolic link to nothing, a directory)
-# is one the initrd cannot read either, never left out.
-eg_hostile_input_test(initrd-hook-config initrd-hook-config.sh ARGS ${CMAKE_SOURCE_DIR} TIMEOUT 60)
+# The configuration the initramfs-tools hook and the dracut module put into
+# the initrd: no byte of what a name leads to (the seed through a link), and
+# broken in the initrd exactly where it is broken on the system.
+eg_hostile_input_test(initrd-hook-config initrd-hook-config.sh
+                      ARGS ${CMAKE_SOURCE_DIR} $<TARGET_FILE:entropy-seed-fakepool> TIMEOUT 60)
 
 # Erasing the RPM removes the seed's and the credential record's temporary
 # copies too, which a save cut short leaves behind (%ghost).
