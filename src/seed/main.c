@@ -46,6 +46,8 @@ static int initrd_config(const SeedOptions *o) {
                 r = config_write_initrd(&config, stdout);
                 if (r < 0)
                         log_error_errno(r, "Failed to write the configuration: %m");
+                else if (r > 0)
+                        log_warning("Crediting nothing in the initrd: the settings do not read back as written");
         } else
                 log_error_errno(r, "Out of memory");
         config_done(&config);

@@ -655,13 +655,23 @@ int config_load(Config *c, config_warn_t warn, void *userdata) {
         return config_apply_cmdline(c, c->cmdline, warn, userdata);
 }
 
-int config_write_initrd(const Config *c, FILE *f) {
+#define INITRD_HEADER                                                                               \
+        "# The settings of " CONF_FILE " and " CONF_DROPIN_DIR "/*.conf\n"                           \
+        "# on the system that built this initrd, as its configuration loader read\n"               \
+        "# them (entropy-seed initrd-config); the files themselves are not copied.\n"
+/* A file that could not be read or parsed turns crediting off whatever the
+ * kernel command line says; Credit=no would not (entropy_gate.credit=1 may
+ * turn it on again). A value that does not parse does the same here,
+ * through the same rule. */
+#define INITRD_BROKEN                                                                               \
+        "# A configuration file there could not be read or parsed: crediting is\n"                  \
+        "# off whatever the kernel command line says, here as there.\n"                             \
+        "Credit=broken-on-the-system-that-built-this-initrd\n"
+
+static void write_initrd(const Config *c, FILE *f) {
         static const char *const no_yes[] = { "no", "yes" };
 
-        fputs("# The settings of " CONF_FILE " and " CONF_DROPIN_DIR "/*.conf\n"
-              "# on the system that built this initrd, as its configuration loader read\n"
-              "# them (entropy-seed initrd-config); the files themselves are not copied.\n"
-              "# Units= is left out: the generator, its only reader, does not run here.\n", f);
+        fputs(INITRD_HEADER "# Units= is left out: the generator, its only reader, does not run here.\n", f);
         fprintf(f, "[Gate]\nTimeout=");
         if (c->timeout == USEC_INFINITY)
                 fputs("infinity", f);
@@ -674,15 +684,57 @@ int config_write_initrd(const Config *c, FILE *f) {
                 fprintf(f, "%lluus", (unsigned long long) c->warn_after);
         fprintf(f, "\n[Seed]\nDirectory=%s\nCreditWithoutMachineId=%s\nCreditCredentialWithoutMemory=%s\n",
                 c->seed_dir, no_yes[c->credit_without_machine_id], no_yes[c->credit_credential_without_memory]);
-        /* A file that could not be read or parsed turns crediting off
-         * whatever the kernel command line says; Credit=no would not (it
-         * says entropy_gate.credit=1 may turn it on again). A value that
-         * does not parse does the same here, through the same rule. */
         if (c->broken)
-                fputs("# A configuration file there could not be read or parsed: crediting is\n"
-                      "# off whatever the kernel command line says, here as there.\n"
-                      "Credit=broken-on-the-system-that-built-this-initrd\n", f);
+                fputs(INITRD_BROKEN, f);
         else
                 fprintf(f, "Credit=%s\n", no_yes[c->credit]);
-        return fflush(f) == 0 && !ferror(f) ? 0 : negative_errno();
+}
+
+static void count_only(void *userdata, const char *source, unsigned line, const char *message) {
+        (*(unsigned *) userdata)++;
+}
+
+/* Whether @text, parsed, gives @c's settings (Units= apart). */
+static bool parses_to(const char *text, const Config *c) {
+        unsigned n = 0;
+        bool same;
+        Config w;
+
+        if (config_init(&w) < 0 || config_parse_text(&w, text, "", count_only, &n) < 0) {
+                config_done(&w);
+                return false;
+        }
+        same = n == (c->broken ? 1U : 0U) && !w.broken == !c->broken && w.timeout == c->timeout &&
+               w.on_timeout == c->on_timeout && w.warn_after == c->warn_after && streq(w.seed_dir, c->seed_dir) &&
+               w.credit_without_machine_id == c->credit_without_machine_id &&
+               w.credit_credential_without_memory == c->credit_credential_without_memory &&
+               (c->broken || w.credit == c->credit);
+        config_done(&w);
+        return same;
+}
+
+int config_write_initrd(const Config *c, FILE *f) {
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        FILE *m;
+        int r = 0;
+
+        /* Checked, not assumed: what is written must parse back to the
+         * same settings (a value the writer spells differently, a
+         * character the parser reads otherwise). If not, the initrd gets
+         * no setting at all but the one that turns crediting off (1):
+         * a value that did not read back could move the others. */
+        m = open_memstream(&text, &size);
+        if (!m)
+                return -ENOMEM;
+        write_initrd(c, m);
+        if (fclose(m) != 0)
+                return -ENOMEM;
+        if (parses_to(text, c))
+                fputs(text, f);
+        else {
+                fputs(INITRD_HEADER "[Seed]\n" INITRD_BROKEN, f);
+                r = 1;
+        }
+        return fflush(f) == 0 && !ferror(f) ? r : negative_errno();
 }

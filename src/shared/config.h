@@ -94,7 +94,9 @@ int config_load_files(Config *c, config_warn_t warn, void *userdata);
 /* Write what config_load_files() read into @c as one configuration file,
  * for an initrd (entropy-seed initrd-config): parsed again, it gives the
  * same settings (Units= apart, which only the generator reads), and a
- * broken configuration stays broken. 0 or -errno. */
+ * broken configuration stays broken. Checked before it is written: 0, or 1
+ * when the settings would not parse back and a broken configuration was
+ * written instead; -errno. */
 int config_write_initrd(const Config *c, FILE *f);
 
 /* Why crediting is off by configuration, for messages; NULL when it is on. */

@@ -277,6 +277,30 @@ static void test_write_initrd(void **state) {
         }
 }
 
+/* Settings that would not read back as written (no file parses to a
+ * Directory= with a newline; a Config can hold one): written broken. */
+static void test_write_initrd_checked(void **state) {
+        char *text = NULL;
+        size_t size = 0;
+        unsigned n = 0;
+        FILE *f = open_memstream(&text, &size);
+        Config c, w;
+
+        assert_non_null(f);
+        assert_int_equal(config_init(&c), 0);
+        c.credit = false;
+        c.seed_dir = strdup("/a\n[Gate]");
+        assert_int_equal(config_write_initrd(&c, f), 1);
+        assert_int_equal(fclose(f), 0);
+        assert_non_null(strstr(text, "\nCredit=broken"));
+        assert_int_equal(config_init(&w), 0);
+        assert_int_equal(config_parse_text(&w, text, "initrd.conf", ignore_warning, &n), 0);
+        assert_non_null(w.broken);
+        config_done(&w);
+        config_done(&c);
+        free(text);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_defaults),
@@ -287,6 +311,7 @@ int main(void) {
                 cmocka_unit_test(test_credential_without_memory),
                 cmocka_unit_test(test_load_fail_closed),
                 cmocka_unit_test(test_write_initrd),
+                cmocka_unit_test(test_write_initrd_checked),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
