@@ -668,20 +668,25 @@ int config_load(Config *c, config_warn_t warn, void *userdata) {
         "# off whatever the kernel command line says, here as there.\n"                             \
         "Credit=broken-on-the-system-that-built-this-initrd\n"
 
+/* Seconds and microseconds, each a number parse_duration() takes: a sum
+ * it accepts ("18446744073709s 551614us") may be a total it refuses as one
+ * number of microseconds. */
+static void write_duration(FILE *f, usec_t u) {
+        if (u == USEC_INFINITY)
+                fputs("infinity", f);
+        else
+                fprintf(f, "%llus %lluus", (unsigned long long) (u / USEC_PER_SEC),
+                        (unsigned long long) (u % USEC_PER_SEC));
+}
+
 static void write_initrd(const Config *c, FILE *f) {
         static const char *const no_yes[] = { "no", "yes" };
 
         fputs(INITRD_HEADER "# Units= is left out: the generator, its only reader, does not run here.\n", f);
-        fprintf(f, "[Gate]\nTimeout=");
-        if (c->timeout == USEC_INFINITY)
-                fputs("infinity", f);
-        else
-                fprintf(f, "%lluus", (unsigned long long) c->timeout);
+        fputs("[Gate]\nTimeout=", f);
+        write_duration(f, c->timeout);
         fprintf(f, "\nOnTimeout=%s\nWarnAfter=", on_timeout_to_string(c->on_timeout));
-        if (c->warn_after == USEC_INFINITY)
-                fputs("infinity", f);
-        else
-                fprintf(f, "%lluus", (unsigned long long) c->warn_after);
+        write_duration(f, c->warn_after);
         fprintf(f, "\n[Seed]\nDirectory=%s\nCreditWithoutMachineId=%s\nCreditCredentialWithoutMemory=%s\n",
                 c->seed_dir, no_yes[c->credit_without_machine_id], no_yes[c->credit_credential_without_memory]);
         if (c->broken)
