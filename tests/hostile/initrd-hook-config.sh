@@ -41,7 +41,9 @@ for b in entropy-gate entropy-gate-initrd; do
         printf '#!/bin/sh\n' >"$tmp/sbin/$b"
         chmod +x "$tmp/sbin/$b"
 done
-printf '#!/bin/sh\nexec "%s" "$@" --root="%s"\n' "$seed_bin" "$root" >"$tmp/sbin/entropy-seed"
+# A --root= the hook gives (dracut --sysroot=) is kept.
+printf '#!/bin/sh\ncase " $* " in *" --root="*) exec "%s" "$@" ;; esac\nexec "%s" "$@" --root="%s"\n' \
+        "$seed_bin" "$seed_bin" "$root" >"$tmp/sbin/entropy-seed"
 chmod +x "$tmp/sbin/entropy-seed"
 subst() {
         sed -e "s|@EG_SBINDIR@|$tmp/sbin|g" -e "s|@EG_INITRD_HELPER@|$tmp/sbin/entropy-gate-initrd|g" \
@@ -58,7 +60,7 @@ hook() {
 }
 dracut() {
         rm -rf "$tmp/dest" && mkdir "$tmp/dest"
-        initdir=$tmp/dest bash -c '
+        initdir=$tmp/dest dracutsysrootdir=${sysroot:-} bash -c '
                 inst_simple() { mkdir -p "$initdir${1%/*}" && cp -L "$1" "$initdir$1"; }
                 inst_multiple() { :; }; inst_binary() { :; }; inst_script() { :; }; inst_hook() { :; }
                 dracut_module_included() { return 1; }
@@ -138,6 +140,17 @@ for name in link-to-nothing directory link-to-seed hard-link-to-seed private rea
         done
         rm -rf "$n"
 done
+
+# dracut --sysroot=DIR builds the initrd of the system in DIR: its
+# configuration, not the build host's, goes in. The host's said Credit=yes
+# where the image's says no, and the image's initrd credited.
+sysroot=$tmp/sysroot
+mkdir -p "$sysroot${conf%/*}" && printf '[Seed]\nCredit=no\n' >"$sysroot$conf"
+dracut
+grep -qx 'Credit=no' "$tmp/dest$conf" &&
+        ok "dracut --sysroot: the image's configuration is in its initrd, not the build host's" ||
+        fail "dracut --sysroot: the initrd has another configuration than the image: $(cat "$tmp/dest$conf")"
+sysroot=
 
 # entropy-seed cannot write: the initrd credits nothing, and says so.
 printf '#!/bin/sh\nexit 1\n' >"$tmp/sbin/entropy-seed"
