@@ -670,10 +670,13 @@ int config_load(Config *c, config_warn_t warn, void *userdata) {
 
 /* Seconds and microseconds, each a number parse_duration() takes: a sum
  * it accepts ("18446744073709s 551614us") may be a total it refuses as one
- * number of microseconds. */
+ * number of microseconds. Whole seconds as seconds alone, as people write
+ * them. */
 static void write_duration(FILE *f, usec_t u) {
         if (u == USEC_INFINITY)
                 fputs("infinity", f);
+        else if (u % USEC_PER_SEC == 0)
+                fprintf(f, "%llus", (unsigned long long) (u / USEC_PER_SEC));
         else
                 fprintf(f, "%llus %lluus", (unsigned long long) (u / USEC_PER_SEC),
                         (unsigned long long) (u % USEC_PER_SEC));

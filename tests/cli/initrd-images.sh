@@ -55,7 +55,7 @@ printf 'not a real seed\n' >"$p/var/lib/entropy-gate/seed"
 # settings NAME FILE: the image's configuration holds the settings of the
 # file and of its drop-in (written by entropy-seed initrd-config).
 settings() {
-        grep -qx 'WarnAfter=5s 0us' "$2" && grep -qx 'CreditCredentialWithoutMemory=yes' "$2" &&
+        grep -qx 'WarnAfter=5s' "$2" && grep -qx 'CreditCredentialWithoutMemory=yes' "$2" &&
                 ok "$1: the configuration's and its drop-in's settings are in the image" ||
                 fail "$1: the image's configuration lacks the settings: $(cat "$2" 2>&1)"
 }
