@@ -419,7 +419,10 @@ static const char *read_error_string(int r) {
 /* Does the name @path (absolute, inside the root) exist itself, whatever
  * it points to? A file that cannot be opened because it is a symbolic link
  * to nowhere is not an absent file: someone put it there, perhaps meaning
- * Credit=no, and it must fail closed. 1, 0, or -errno. */
+ * Credit=no, and it must fail closed. 1, 0, or -errno; 2 for a symbolic
+ * link whose text is "/dev/null": it masks the file on the system, even
+ * read in an image's tree whose /dev is empty until it boots (dracut
+ * --sysroot=, provision). */
 static int name_exists(const char *path) {
         _cleanup_free_ char *dir = NULL;
         _cleanup_close_ int dfd = -EBADF;
@@ -438,6 +441,13 @@ static int name_exists(const char *path) {
                 return dfd;
         if (fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? 0 : negative_errno();
+        if (S_ISLNK(st.st_mode)) {
+                char target[sizeof("/dev/null")];
+                ssize_t k = readlinkat(dfd, slash + 1, target, sizeof(target));
+
+                if (k == (ssize_t) strlen("/dev/null") && memcmp(target, "/dev/null", (size_t) k) == 0)
+                        return 2;
+        }
         return 1;
 }
 
@@ -462,7 +472,7 @@ static int load_one(Config *c, const char *path, LoadBudget *budget, config_warn
         fd = root_open_path(path, 0);
         if (fd == -ENOENT) {
                 r = name_exists(path);
-                if (r == 0)
+                if (r == 0 || r == 2)
                         return 0;
                 if (r == -ENOMEM)
                         return r;

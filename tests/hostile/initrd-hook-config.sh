@@ -150,6 +150,14 @@ dracut
 grep -qx 'Credit=no' "$tmp/dest$conf" &&
         ok "dracut --sysroot: the image's configuration is in its initrd, not the build host's" ||
         fail "dracut --sysroot: the initrd has another configuration than the image: $(cat "$tmp/dest$conf")"
+# A drop-in masked by a link to /dev/null, in a tree whose /dev is empty
+# until it boots: masked there too, not a link to nothing that made the
+# initrd credit nothing where the system credits.
+mkdir -p "$sysroot$conf.d" && ln -s /dev/null "$sysroot$conf.d/90-masked.conf"
+dracut
+grep -qx 'Credit=no' "$tmp/dest$conf" &&
+        ok "dracut --sysroot: a drop-in masked by a link to /dev/null is masked in an image without /dev" ||
+        fail "dracut --sysroot: a masked drop-in broke the initrd's configuration: $(cat "$tmp/dest$conf")"
 sysroot=
 
 # entropy-seed cannot write: the initrd credits nothing, and says so.
