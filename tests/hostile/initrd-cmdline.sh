@@ -8,7 +8,7 @@
 # a private mount namespace with its own /proc/cmdline, /run and /dev/kmsg;
 # the dracut unit must ask the same question. NOTIFY_SOCKET= on the command
 # line, which the kernel hands init as a variable, is not answered.
-# Usage: initrd-cmdline.sh HELPER GATE_FAKEPOOL SEED_FAKEPOOL DRACUT_GATE_UNIT
+# Usage: initrd-cmdline.sh HELPER GATE_FAKEPOOL SEED_FAKEPOOL DRACUT_GATE_UNIT(.in)
 set -u
 helper_src=$1 gate=$2 seed=$3 unit=$4
 tmp=$(mktemp -d)
