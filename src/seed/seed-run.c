@@ -1260,6 +1260,10 @@ int seed_provision(const SeedOptions *o) {
                         return log_error_errno(-EISDIR, "Failed to write %s: a directory is in the way at %s%s, the "
                                                "name of its temporary file", mid_shown,
                                                etc_shown, tmp);
+                /* A read-only /etc (its own file system, --cross-mounts)
+                 * known now, not once a good seed has been replaced. */
+                if (faccessat(etc, ".", W_OK, AT_EACCESS) < 0)
+                        return log_error_errno(errno, "Failed to write %s: %m; nothing changed", mid_shown);
         }
 
         dfd = seed_dir_open_locked(o->seed_dir, tree, SEED_LOCK_TIMEOUT_USEC, &dst);

@@ -1920,6 +1920,23 @@ def provision_failing_writes_nothing(e):
     check(mid_now(img) == old_mid and not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")),
           "provision wrote something although the machine-id could not be written", out)
 
+    # A read-only /etc, its own file system (--cross-mounts): found before
+    # the seed is written, not after an earlier good seed was replaced by
+    # one bound to a machine-id that could not be written.
+    img = image(e.top, "etc-read-only")
+    rc, out = provision(e, img)
+    check(rc == 0, f"provision exited {rc}", out)
+    seed = os.path.join(img, "var/lib/entropy-gate/seed")
+    with open(seed, "rb") as f:
+        good = f.read()
+    rc, out = in_namespace(f"mount -t tmpfs -o ro tmpfs '{img}/etc'; "
+                           f"exec '{SEED_BIN}' provision --root='{img}' --cross-mounts --machine-id={mid}", e.env)
+    with open(seed, "rb") as f:
+        now = f.read()
+    check(rc == 1 and "Read-only file system" in out and "nothing changed" in out,
+          f"provision into a read-only /etc exited {rc}", out)
+    check(now == good, "provision replaced a good seed although /etc was read-only", out)
+
     # This host's pool not initialized: nothing written, an earlier good
     # seed and its directory's mode kept.
     img = image(e.top, "not-ready")
