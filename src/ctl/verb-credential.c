@@ -17,12 +17,27 @@
 
 /* A new file only root can read: never over an existing file or through
  * a symlink someone else left there (O_EXCL), and on the disk before the
- * hypervisor that is started next reads it. */
+ * hypervisor that is started next reads it. Made, and on failure removed,
+ * in the one directory opened first: a directory on the way swapped for a
+ * symlink meanwhile cannot make the removal take a file elsewhere. */
 static int write_new_file(const char *path, const void *buf, size_t size) {
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+        const char *slash = strrchr(path, '/'), *name = path;
         int r;
 
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+        /* "dir/" names no file: open() below says so. */
+        if (slash && slash[1]) {
+                _cleanup_free_ char *dir = strndup(path, (size_t) (slash - path) + 1);
+
+                if (!dir)
+                        return -ENOMEM;
+                dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (dfd < 0)
+                        return negative_errno();
+                name = slash + 1;
+        }
+        fd = openat(dfd >= 0 ? dfd : AT_FDCWD, name,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
         if (fd < 0)
                 return negative_errno();
         r = loop_write(fd, buf, size);
@@ -31,7 +46,7 @@ static int write_new_file(const char *path, const void *buf, size_t size) {
         if (r >= 0)
                 r = RET_NERRNO(close(TAKE_FD(fd)));
         if (r < 0)
-                (void) unlink(path);
+                (void) unlinkat(dfd >= 0 ? dfd : AT_FDCWD, name, 0);
         return r;
 }
 

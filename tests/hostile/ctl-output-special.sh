@@ -4,7 +4,8 @@
 # with --output=/dev/null or --output=/dev/stdout, that put a regular file
 # in place of the device or the symlink for every program until the next
 # boot. Only a regular file (or nothing) may be replaced: anything else is
-# an error, and stays what it was.
+# an error, and stays what it was. credential --output= replaces nothing,
+# and removes what it made, when it fails, from where it made it.
 # Usage: ctl-output-special.sh ENTROPYCTL_FAKE_POOL
 set -eu
 ctl=$1
@@ -43,4 +44,35 @@ grep -q '<svg' "$tmp/file" || fail "plot did not replace a regular file"
 run metrics --output="$tmp/new.prom" || fail "metrics --output= a new file failed"
 grep -q '^entropy_gate_info' "$tmp/new.prom" || fail "metrics did not write a new file"
 [ -z "$(ls -A "$tmp" | grep '^\.')" ] || fail "a temporary file was left behind: $(ls -A "$tmp")"
+
+# credential --output= makes a new file only: never over any of them.
+for name in $special file; do
+        before=$(ls -l "$tmp/$name")
+        if run credential --format=hex --output="$tmp/$name" >"$tmp/out" 2>"$tmp/err"; then
+                fail "credential --output=$name succeeded"
+        fi
+        [ "$(ls -l "$tmp/$name")" = "$before" ] || fail "credential changed $name: $(ls -l "$tmp/$name")"
+done
+# A credential that fails to reach the disk is removed, from the directory
+# it was made in: the directory on the way swapped for a symlink meanwhile
+# once made that removal take the file of the same name elsewhere.
+if command -v strace >/dev/null 2>&1 && strace -qq -o /dev/null true 2>/dev/null; then
+        mkdir "$tmp/dir" "$tmp/elsewhere"
+        echo precious >"$tmp/elsewhere/seed"
+        EG_TEST_ROOT=$tmp/root FAKE_POOL_READY_AFTER_MS=0 strace -qq -f -o /dev/null -e trace=fsync \
+                -e inject=fsync:error=EIO:delay_enter=3000000 \
+                "$ctl" credential --format=hex --output="$tmp/dir/seed" >/dev/null 2>"$tmp/err" &
+        pid=$!
+        i=0
+        while [ ! -e "$tmp/dir/seed" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+        mv "$tmp/dir" "$tmp/dir.old"
+        ln -s "$tmp/elsewhere" "$tmp/dir"
+        rc=0
+        wait $pid || rc=$?
+        [ $rc = 1 ] || fail "credential with fsync failing exited $rc: $(cat "$tmp/err")"
+        [ "$(cat "$tmp/elsewhere/seed" 2>/dev/null)" = precious ] || fail "credential removed a file elsewhere"
+        [ ! -e "$tmp/dir.old/seed" ] || fail "credential left its unwritten seed behind"
+        rm -f "$tmp/dir"
+        echo "ok: a failed credential removed in its own directory only"
+fi
 echo "ok: only regular files replaced ($special refused)"
