@@ -5,6 +5,7 @@
  * credits it on that machine's boot, once. With --json= that text is the
  * "credential" member of an object that names the format and size. */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "credential.h"
@@ -84,6 +85,7 @@ int verb_credential(int argc, char *argv[], const CtlArgs *a) {
         uint8_t seed[CREDENTIAL_BITS_MAX / 8];
         char text[CREDENTIAL_TEXT_MAX], json[2 * CREDENTIAL_TEXT_MAX];
         const char *out = text;
+        struct stat st;
         ssize_t n;
         int r, ret = CTL_EXIT_FAILURE;
 
@@ -150,8 +152,12 @@ int verb_credential(int argc, char *argv[], const CtlArgs *a) {
                 r = 0;
         else
                 r = loop_write(STDOUT_FILENO, out, (size_t) n);
-        if (r == -EEXIST)
+        if (r == -EEXIST && (lstat(a->output, &st) < 0 || S_ISREG(st.st_mode)))
                 log_error("%s exists: a seed file is never replaced; remove it first.", a->output);
+        else if (r == -EEXIST)
+                /* /dev/null, /dev/stdout, a FIFO: not for anyone to remove. */
+                log_error("%s is %s, not a file: a seed is written to a new file only; name one.", a->output,
+                          inode_type_to_string(st.st_mode));
         else if (r < 0)
                 log_error_errno(r, "Failed to write the seed to %s: %m", a->output ?: "standard output");
         else

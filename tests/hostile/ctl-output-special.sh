@@ -52,6 +52,12 @@ for name in $special file; do
                 fail "credential --output=$name succeeded"
         fi
         [ "$(ls -l "$tmp/$name")" = "$before" ] || fail "credential changed $name: $(ls -l "$tmp/$name")"
+        # Only a seed file of one's own is for removing: never /dev/null.
+        if [ "$name" = file ]; then
+                grep -q 'remove it first' "$tmp/err" || fail "credential --output=file: $(cat "$tmp/err")"
+        elif grep -q 'remove it' "$tmp/err" || ! grep -q 'not a file' "$tmp/err"; then
+                fail "credential --output=$name: $(cat "$tmp/err")"
+        fi
 done
 # A credential that fails to reach the disk is removed, from the directory
 # it was made in: the directory on the way swapped for a symlink meanwhile
