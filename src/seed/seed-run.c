@@ -1150,6 +1150,14 @@ int seed_save(const SeedOptions *o) {
 }
 
 #if ENTROPY_GATE_PROVISION
+/* <linux/stat.h>'s, which C libraries without kernel headers may lack. */
+#ifndef STATX_ATTR_IMMUTABLE
+#  define STATX_ATTR_IMMUTABLE 0x10
+#endif
+#ifndef STATX_ATTR_APPEND
+#  define STATX_ATTR_APPEND 0x20
+#endif
+
 /* Whether the directory @dfd holds nothing but what entropy-seed keeps
  * there (and a file system's lost+found): 1, or 0 with the first other name
  * in @ret_other, or a negative errno. Asked before provision makes the
@@ -1210,6 +1218,7 @@ int seed_provision(const SeedOptions *o) {
         MachineId m;
         FileStat dst;
         struct stat st;
+        struct statx sx;
         bool creditable = false;
         size_t size;
         int r;
@@ -1260,10 +1269,15 @@ int seed_provision(const SeedOptions *o) {
                         return log_error_errno(-EISDIR, "Failed to write %s: a directory is in the way at %s%s, the "
                                                "name of its temporary file", mid_shown,
                                                etc_shown, tmp);
-                /* A read-only /etc (its own file system, --cross-mounts)
+                /* A read-only /etc (its own file system, --cross-mounts),
+                 * or a machine-id no rename may replace (chattr +i or +a),
                  * known now, not once a good seed has been replaced. */
                 if (faccessat(etc, ".", W_OK, AT_EACCESS) < 0)
                         return log_error_errno(errno, "Failed to write %s: %m; nothing changed", mid_shown);
+                if (statx(etc, name, AT_SYMLINK_NOFOLLOW, 0, &sx) >= 0 &&
+                    (sx.stx_attributes & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)) != 0)
+                        return log_error_errno(-EPERM, "Failed to write %s: it is immutable or append-only "
+                                               "(chattr -ia removes that); nothing changed", mid_shown);
         }
 
         dfd = seed_dir_open_locked(o->seed_dir, tree, SEED_LOCK_TIMEOUT_USEC, &dst);

@@ -1937,6 +1937,27 @@ def provision_failing_writes_nothing(e):
           f"provision into a read-only /etc exited {rc}", out)
     check(now == good, "provision replaced a good seed although /etc was read-only", out)
 
+    # A machine-id no rename may replace (immutable, append-only): the same.
+    for attr in ("+i", "+a"):
+        img = image(e.top, "etc-machine-id" + attr)
+        rc, out = provision(e, img)
+        check(rc == 0, f"provision exited {rc}", out)
+        seed = os.path.join(img, "var/lib/entropy-gate/seed")
+        with open(seed, "rb") as f:
+            good = f.read()
+        mid_file = os.path.join(img, "etc/machine-id")
+        if subprocess.run(["chattr", attr, mid_file], capture_output=True).returncode != 0:
+            print(f"SKIP: chattr {attr} is not supported here")
+            continue
+        try:
+            rc, out = provision(e, img, "--machine-id=" + mid)
+        finally:
+            subprocess.run(["chattr", "-" + attr[1], mid_file], capture_output=True)
+        with open(seed, "rb") as f:
+            now = f.read()
+        check(rc == 1 and "nothing changed" in out, f"provision over a machine-id chattr {attr} exited {rc}", out)
+        check(now == good, f"provision replaced a good seed although the machine-id was chattr {attr}", out)
+
     # This host's pool not initialized: nothing written, an earlier good
     # seed and its directory's mode kept.
     img = image(e.top, "not-ready")
