@@ -1150,14 +1150,6 @@ int seed_save(const SeedOptions *o) {
 }
 
 #if ENTROPY_GATE_PROVISION
-/* <linux/stat.h>'s, which C libraries without kernel headers may lack. */
-#ifndef STATX_ATTR_IMMUTABLE
-#  define STATX_ATTR_IMMUTABLE 0x10
-#endif
-#ifndef STATX_ATTR_APPEND
-#  define STATX_ATTR_APPEND 0x20
-#endif
-
 /* Whether the directory @dfd holds nothing but what entropy-seed keeps
  * there (and a file system's lost+found): 1, or 0 with the first other name
  * in @ret_other, or a negative errno. Asked before provision makes the
@@ -1218,7 +1210,6 @@ int seed_provision(const SeedOptions *o) {
         MachineId m;
         FileStat dst;
         struct stat st;
-        struct statx sx;
         bool creditable = false;
         size_t size;
         int r;
@@ -1274,10 +1265,16 @@ int seed_provision(const SeedOptions *o) {
                  * known now, not once a good seed has been replaced. */
                 if (faccessat(etc, ".", W_OK, AT_EACCESS) < 0)
                         return log_error_errno(errno, "Failed to write %s: %m; nothing changed", mid_shown);
+#if defined(STATX_ATTR_IMMUTABLE) && defined(STATX_ATTR_APPEND)
+                /* Not in C libraries without statx() (musl before 1.2.5):
+                 * there the rename below says so, after the seed. */
+                struct statx sx;
+
                 if (statx(etc, name, AT_SYMLINK_NOFOLLOW, 0, &sx) >= 0 &&
                     (sx.stx_attributes & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)) != 0)
                         return log_error_errno(-EPERM, "Failed to write %s: it is immutable or append-only "
                                                "(chattr -ia removes that); nothing changed", mid_shown);
+#endif
         }
 
         dfd = seed_dir_open_locked(o->seed_dir, tree, SEED_LOCK_TIMEOUT_USEC, &dst);
