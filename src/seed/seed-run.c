@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -456,6 +457,14 @@ static void facts_fill(const Load *l, struct seed_facts *f) {
         }
 }
 
+/* Whether the seed record @rec may be this boot's (@boot_id): it is, in
+ * either case, or its boot id is missing or damaged (cut short, not hex).
+ * Only another boot's id, whole, says it is not. */
+static bool record_may_be_this_boots(const SeedRecord *rec, const char *boot_id) {
+        return strspn(rec->boot_id, "0123456789abcdefABCDEF") != MACHINE_ID_HEX_LEN ||
+                rec->boot_id[MACHINE_ID_HEX_LEN] != 0 || strcasecmp(rec->boot_id, boot_id) == 0;
+}
+
 /* This boot, and what was consumed and credited in it so far (the ledger,
  * runstate.h): taken under the runtime directory's lock, which is held
  * until this load's own entries are written. Any doubt credits nothing. */
@@ -514,10 +523,11 @@ static void ledger_open(Load *l) {
                  * record is another boot's (where /run outlives a boot),
                  * a load may have run in this one. */
                 r = seed_record_read(&rec);
-                if (r != 0 && (r < 0 || !rec.boot_id[0] || streq(rec.boot_id, l->boot_id))) {
+                if (r != 0 && (r < 0 || record_may_be_this_boots(&rec, l->boot_id))) {
                         forbid(l->no_credit, "the record of what this boot credited (%s/%s) is missing, but the "
                                "record %s %s: a load may have run", runstate_dir(), RUNSTATE_LEDGER, RUNSTATE_SEED,
-                               r < 0 ? "cannot be read" : rec.boot_id[0] ? "is this boot's" : "has no boot id");
+                               r < 0 ? "cannot be read" : !rec.boot_id[0] ? "has no boot id" :
+                               strcasecmp(rec.boot_id, l->boot_id) == 0 ? "is this boot's" : "has a damaged boot id");
                         l->earlier_load = true;
                         return;
                 }
@@ -918,8 +928,7 @@ int seed_load(const SeedOptions *o) {
          * record is there: a load of this boot ran, and its record says
          * what it did. One without a boot id too, as where the ledger is
          * missing: the initrd's (--credential-only) replaced no seed. */
-        if (l.ledger_unknown && have_previous > 0 && l.boot_id[0] &&
-            (!previous.boot_id[0] || streq(previous.boot_id, l.boot_id)))
+        if (l.ledger_unknown && have_previous > 0 && l.boot_id[0] && record_may_be_this_boots(&previous, l.boot_id))
                 l.earlier_load = true;
 
         /* Once per boot, by identity: this directory, however it was named,
