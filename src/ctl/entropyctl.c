@@ -295,6 +295,9 @@ int main(int argc, char *argv[]) {
                 log_error("'%s' does not take --output= (plot, metrics and credential do).", verb->name);
                 return CTL_EXIT_USAGE;
         }
+        /* "-" is standard output, as for most tools; "./-" names a file. */
+        if (a.output && streq(a.output, "-"))
+                a.output = NULL;
         if ((a.format >= 0 || a.bits > 0) && !streq(verb->name, "credential")) {
                 log_error("'%s' does not take %s (credential does).", verb->name, a.format >= 0 ? "--format=" : "--bits=");
                 return CTL_EXIT_USAGE;

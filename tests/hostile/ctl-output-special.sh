@@ -45,6 +45,15 @@ run metrics --output="$tmp/new.prom" || fail "metrics --output= a new file faile
 grep -q '^entropy_gate_info' "$tmp/new.prom" || fail "metrics did not write a new file"
 [ -z "$(ls -A "$tmp" | grep '^\.')" ] || fail "a temporary file was left behind: $(ls -A "$tmp")"
 
+# --output=- is standard output, as without the option: not a file named
+# "-" in the working directory (a seed, mode 0600, where no one looks).
+for verb in "plot $tmp/boot.json" metrics "credential --format=hex"; do
+        # shellcheck disable=SC2086
+        (cd "$tmp" && run $verb --output=- >"$tmp/out" 2>"$tmp/err") || fail "$verb --output=- failed: $(cat "$tmp/err")"
+        [ ! -e "$tmp/-" ] || fail "$verb --output=- wrote a file named -"
+        [ -s "$tmp/out" ] || fail "$verb --output=- printed nothing"
+done
+
 # credential --output= makes a new file only: never over any of them.
 for name in $special file; do
         before=$(ls -l "$tmp/$name")
