@@ -1924,15 +1924,19 @@ def provision_failing_writes_nothing(e):
     check(mid_now(img) == old_mid and not os.path.exists(os.path.join(img, "var/lib/entropy-gate/seed")),
           "provision wrote something although the machine-id could not be written", out)
 
+    def provisioned(name):
+        """A new image NAME, provisioned once: its path, its seed's, the seed."""
+        img = image(e.top, name)
+        rc, out = provision(e, img)
+        check(rc == 0, f"provision exited {rc}", out)
+        seed = os.path.join(img, "var/lib/entropy-gate/seed")
+        with open(seed, "rb") as f:
+            return img, seed, f.read()
+
     # A read-only /etc, its own file system (--cross-mounts): found before
     # the seed is written, not after an earlier good seed was replaced by
     # one bound to a machine-id that could not be written.
-    img = image(e.top, "etc-read-only")
-    rc, out = provision(e, img)
-    check(rc == 0, f"provision exited {rc}", out)
-    seed = os.path.join(img, "var/lib/entropy-gate/seed")
-    with open(seed, "rb") as f:
-        good = f.read()
+    img, seed, good = provisioned("etc-read-only")
     rc, out = in_namespace(f"mount -t tmpfs -o ro tmpfs '{img}/etc'; "
                            f"exec '{SEED_BIN}' provision --root='{img}' --cross-mounts --machine-id={mid}", e.env)
     with open(seed, "rb") as f:
@@ -1943,12 +1947,7 @@ def provision_failing_writes_nothing(e):
 
     # A machine-id no rename may replace (immutable, append-only): the same.
     for attr in ("+i", "+a"):
-        img = image(e.top, "etc-machine-id" + attr)
-        rc, out = provision(e, img)
-        check(rc == 0, f"provision exited {rc}", out)
-        seed = os.path.join(img, "var/lib/entropy-gate/seed")
-        with open(seed, "rb") as f:
-            good = f.read()
+        img, seed, good = provisioned("etc-machine-id" + attr)
         mid_file = os.path.join(img, "etc/machine-id")
         if subprocess.run(["chattr", attr, mid_file], capture_output=True).returncode != 0:
             print(f"SKIP: chattr {attr} is not supported here")
@@ -1964,12 +1963,7 @@ def provision_failing_writes_nothing(e):
 
     # This host's pool not initialized: nothing written, an earlier good
     # seed and its directory's mode kept.
-    img = image(e.top, "not-ready")
-    rc, out = provision(e, img)
-    check(rc == 0, f"provision exited {rc}", out)
-    seed = os.path.join(img, "var/lib/entropy-gate/seed")
-    with open(seed, "rb") as f:
-        good = f.read()
+    img, seed, good = provisioned("not-ready")
     os.chmod(os.path.dirname(seed), 0o755)
     env = dict(e.env)
     env.pop("FAKE_POOL_STATE", None)
